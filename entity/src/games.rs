@@ -1,0 +1,35 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "games")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub name: String,
+    pub tier: String,
+    pub event_validation: String,
+    pub rate_limit_per_minute: Option<i32>,
+    pub created_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {
+    #[sea_orm(has_many = "super::game_members::Entity")]
+    GameMembers,
+    #[sea_orm(has_many = "super::api_keys::Entity")]
+    ApiKeys,
+}
+
+impl Related<super::game_members::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::GameMembers.def()
+    }
+}
+
+impl Related<super::api_keys::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::ApiKeys.def()
+    }
+}
+
+impl ActiveModelBehavior for ActiveModel {}

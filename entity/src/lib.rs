@@ -1,0 +1,9 @@
+//! SeaORM entities for playtrace's cold store, one module per table (sea-orm-cli layout).
+pub mod prelude;
+
+pub mod api_keys;
+pub mod game_members;
+pub mod games;
+pub mod password_reset_tokens;
+pub mod settings;
+pub mod users;

@@ -1,0 +1,25 @@
+//! Schema migrations for playtrace's cold store. Every migration runs on both SQLite and PostgreSQL.
+pub use sea_orm_migration::prelude::*;
+
+mod m20261121_000001_create_accounts_games_keys;
+mod m20261121_000002_create_events;
+mod m20261121_000003_create_leaderboards;
+mod m20261121_000004_create_achievements_presence;
+mod m20261121_000005_create_funnels_alerts;
+mod m20261121_000006_create_config_saves;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![
+            Box::new(m20261121_000001_create_accounts_games_keys::Migration),
+            Box::new(m20261121_000002_create_events::Migration),
+            Box::new(m20261121_000003_create_leaderboards::Migration),
+            Box::new(m20261121_000004_create_achievements_presence::Migration),
+            Box::new(m20261121_000005_create_funnels_alerts::Migration),
+            Box::new(m20261121_000006_create_config_saves::Migration),
+        ]
+    }
+}

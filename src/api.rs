@@ -1,0 +1,113 @@
+//! The HTTP surface: the OpenAPI tags, the tuple of every feature's `#[OpenApi]` struct, and
+//! the one function that builds the routed service with its middleware.
+use crate::{
+    accounts::api::AuthApi,
+    config::api::ConfigApi,
+    error::into_json_response,
+    games::{api::GamesApi, keys_api::ApiKeysApi},
+    health::HealthApi,
+    limits::RateLimit,
+    state::AppState,
+};
+use chrono::{DateTime, SecondsFormat, Utc};
+use poem::{
+    endpoint::BoxEndpoint, http::StatusCode, Endpoint, EndpointExt, IntoEndpoint, Response, Route,
+};
+use poem::{error::ResponseError, http::header};
+use poem_openapi::{OpenApiService, Tags};
+use tokio::io::AsyncReadExt;
+use crate::error::ApiError;
+
+/// Request bodies above this are refused with 413.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+#[derive(Tags)]
+pub enum ApiTags {
+    /// Liveness and readiness probes.
+    Health,
+    /// Dashboard accounts and tokens.
+    Auth,
+    /// Games, members and API keys (dashboard).
+    Games,
+    /// Remote config.
+    Config,
+}
+
+/// RFC 3339 UTC with a `Z`, e.g. `2026-11-21T10:00:00Z`.
+pub fn timestamp(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, ()> {
+    let apis = (
+        HealthApi { state: state.clone() },
+        AuthApi { state: state.clone() },
+        GamesApi { state: state.clone() },
+        ApiKeysApi { state: state.clone() },
+        ConfigApi { state: state.clone() },
+    );
+    OpenApiService::new(apis, "playtrace", env!("CARGO_PKG_VERSION"))
+        .description("Game analytics and live-ops backend: events, leaderboards, achievements, presence, funnels, alerts.")
+}
+
+/// The OpenAPI document, as `playtrace openapi` prints it and `openapi/openapi.json` holds it.
+pub fn spec_json() -> String {
+    openapi(&AppState::detached()).spec()
+}
+
+/// Every route with its middleware: request ids, body cap, rate limits, JSON errors.
+pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
+    let service = openapi(state);
+    let docs = service.swagger_ui();
+    let spec = service.spec_endpoint();
+    Route::new()
+        .nest("/", service)
+        .nest("/docs", docs)
+        .at("/openapi.json", spec)
+        .with(RateLimit { state: state.clone() })
+        .around(|endpoint, mut req| async move {
+            if let Err(error) = cap_body(&mut req) {
+                return Ok(error.as_response());
+            }
+            let request_id = uuid::Uuid::new_v4().to_string();
+            let span = tracing::info_span!("request", request_id = %request_id, method = %req.method(), path = %req.uri().path());
+            let _ = &span;
+            let mut response = match endpoint.call(req).await {
+                Ok(response) => response,
+                Err(error) => into_json_response(error),
+            };
+            if response.status() == StatusCode::NOT_FOUND && response.content_type().is_none() {
+                response = into_json_response(poem::error::NotFoundError.into());
+            }
+            if let Ok(value) = request_id.parse() {
+                response.headers_mut().insert("x-request-id", value);
+            }
+            Ok(response)
+        })
+        .into_endpoint()
+        .map_to_response()
+        .boxed()
+}
+
+/// Refuses bodies announced above `MAX_BODY_BYTES` with 413, and cuts streamed (chunked)
+/// bodies at the cap so they can never grow without bound.
+fn cap_body(req: &mut poem::Request) -> Result<(), ApiError> {
+    let announced = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    match announced {
+        Some(length) if length > MAX_BODY_BYTES => {
+            Err(ApiError::payload_too_large("Request body too large (limit 1 MiB)"))
+        }
+        Some(_) => Ok(()),
+        None => {
+            if req.headers().contains_key(header::TRANSFER_ENCODING) {
+                let body = req.take_body().into_async_read().take(MAX_BODY_BYTES as u64 + 1);
+                req.set_body(poem::Body::from_async_read(body));
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! Command line and environment settings: every flag can also be set with its `PLAYTRACE_*` variable.
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(name = "playtrace", version, about = "Self-hostable game analytics and live-ops backend")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP API and/or the background worker.
+    Serve(Settings),
+    /// Apply pending database migrations and exit.
+    Migrate {
+        /// Database URL (SQLite or PostgreSQL).
+        #[arg(long, env = "PLAYTRACE_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+        database_url: String,
+    },
+    /// Print the OpenAPI document to standard output.
+    Openapi,
+}
+
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://playtrace.db?mode=rwc";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Role {
+    /// HTTP API only (scale these out behind a load balancer).
+    Api,
+    /// Background worker only (alert evaluation, leaderboard archiving).
+    Worker,
+    /// Both in one process (the default, for a single node).
+    All,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct Settings {
+    /// Address to listen on. Use port 0 to let the OS pick one.
+    #[arg(long, env = "PLAYTRACE_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+
+    /// Which parts of the service this process runs.
+    #[arg(long, env = "PLAYTRACE_ROLE", value_enum, default_value = "all")]
+    pub role: Role,
+
+    /// Cold store URL: `sqlite://file.db?mode=rwc` (default) or `postgres://user@host/db`.
+    #[arg(long, env = "PLAYTRACE_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+    pub database_url: String,
+
+    /// Skip running migrations on start.
+    #[arg(long, env = "PLAYTRACE_NO_MIGRATE", default_value_t = false)]
+    pub no_migrate: bool,
+
+    /// Hot store: a `redis://` URL. Unset means the in-process store (single node only).
+    #[arg(long, env = "PLAYTRACE_REDIS_URL")]
+    pub redis_url: Option<String>,
+
+    /// Prefix for every Redis key this instance uses, so several deployments can share one Redis.
+    #[arg(long, env = "PLAYTRACE_REDIS_PREFIX", default_value = "pt:")]
+    pub redis_prefix: String,
+
+    /// Secret for signing dashboard JWTs (HS256). Unset means one is generated once and kept in
+    /// the cold store, so every node and every restart agree.
+    #[arg(long, env = "PLAYTRACE_JWT_SECRET", hide_env_values = true)]
+    pub jwt_secret: Option<String>,
+
+    /// SMTP server for outgoing mail, e.g. `smtp://127.0.0.1:2525` or `smtps://user:pass@host`.
+    /// Unset means e-mails are logged (without secrets) and recorded as not sent.
+    #[arg(long, env = "PLAYTRACE_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<String>,
+
+    /// Sender address of outgoing mail.
+    #[arg(long, env = "PLAYTRACE_MAIL_FROM", default_value = "playtrace@localhost")]
+    pub mail_from: String,
+
+    /// Public base URL used in e-mailed links. Defaults to `http://{listen}`.
+    #[arg(long, env = "PLAYTRACE_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// Allow alert webhooks to loopback, private, link-local and metadata addresses.
+    #[arg(long, env = "PLAYTRACE_ALLOW_PRIVATE_WEBHOOKS", default_value_t = false)]
+    pub allow_private_webhooks: bool,
+
+    /// Seconds between alert evaluations in the worker.
+    #[arg(long, env = "PLAYTRACE_ALERT_INTERVAL_SECS", default_value_t = 60)]
+    pub alert_interval_secs: u64,
+
+    /// Requests per minute per API key, per user (JWT) and per IP (unauthenticated).
+    #[arg(long, env = "PLAYTRACE_RATE_LIMIT_PER_MINUTE", default_value_t = 1000)]
+    pub rate_limit_per_minute: u64,
+
+    /// Take the client IP for per-IP limits from the last `X-Forwarded-For` entry (set this
+    /// only behind a load balancer that writes that header).
+    #[arg(long, env = "PLAYTRACE_TRUST_PROXY", default_value_t = false)]
+    pub trust_proxy: bool,
+
+    /// Maximum connections in the cold-store pool.
+    #[arg(long, env = "PLAYTRACE_DB_MAX_CONNECTIONS", default_value_t = 20)]
+    pub db_max_connections: u32,
+}
+
+impl Settings {
+    /// Settings with every default, as `playtrace serve` with no flags would use.
+    pub fn defaults() -> Self {
+        let cli = Cli::parse_from(["playtrace", "serve"]);
+        match cli.command {
+            Command::Serve(settings) => settings,
+            _ => unreachable!("parsed the serve subcommand"),
+        }
+    }
+
+    pub fn runs_api(&self) -> bool {
+        matches!(self.role, Role::Api | Role::All)
+    }
+
+    pub fn runs_worker(&self) -> bool {
+        matches!(self.role, Role::Worker | Role::All)
+    }
+}

@@ -1,0 +1,2 @@
+//! Remote config: values set in the dashboard, read by games with their API key.
+pub mod api;

@@ -1,0 +1,165 @@
+//! The one JSON error body every non-2xx answer uses, and the conversion of framework errors
+//! (unknown routes, wrong methods, malformed JSON, oversized bodies) into it.
+use poem::{
+    error::ResponseError,
+    http::{header, HeaderValue, StatusCode},
+    Body, Response,
+};
+use serde_json::{json, Map, Value};
+
+/// An error answered to the client as `{"error": "...", ...context}`.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub body: Map<String, Value>,
+    pub retry_after: Option<u64>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        let mut body = Map::new();
+        body.insert("error".into(), Value::String(message.into()));
+        Self { status, body, retry_after: None }
+    }
+
+    /// Adds a context field (`code`, `violations`, `limit`, `quota`, ...) to the body.
+    pub fn with(mut self, field: &str, value: impl Into<Value>) -> Self {
+        self.body.insert(field.to_string(), value.into());
+        self
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, message)
+    }
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, message)
+    }
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, message)
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, message)
+    }
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, message)
+    }
+    pub fn payload_too_large(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::PAYLOAD_TOO_LARGE, message)
+    }
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, message)
+    }
+
+    /// An unexpected failure: the cause is logged with its chain, the client sees an opaque 500.
+    pub fn internal(cause: impl std::fmt::Display + std::fmt::Debug) -> Self {
+        tracing::error!(error.cause_chain = ?cause, error.message = %cause, "internal error");
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error")
+    }
+
+    pub fn message(&self) -> &str {
+        self.body.get("error").and_then(Value::as_str).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.status, self.message())
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl ResponseError for ApiError {
+    fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    fn as_response(&self) -> Response {
+        let mut response = Response::builder()
+            .status(self.status)
+            .content_type("application/json")
+            .body(Body::from_json(Value::Object(self.body.clone())).unwrap_or_default());
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+impl From<sea_orm::DbErr> for ApiError {
+    fn from(error: sea_orm::DbErr) -> Self {
+        if is_unavailable(&error) {
+            tracing::error!(error.cause_chain = ?error, "cold store unavailable");
+            return Self::unavailable("Storage temporarily unavailable, retry later");
+        }
+        Self::internal(error)
+    }
+}
+
+impl From<crate::store::hot::HotError> for ApiError {
+    fn from(error: crate::store::hot::HotError) -> Self {
+        tracing::error!(error.cause_chain = ?error, "hot store unavailable");
+        Self::unavailable("Storage temporarily unavailable, retry later")
+    }
+}
+
+/// True when a database error means "could not reach or use the database right now" rather
+/// than a bug: those are answered 503 so clients retry.
+pub fn is_unavailable(error: &sea_orm::DbErr) -> bool {
+    matches!(error, sea_orm::DbErr::Conn(_) | sea_orm::DbErr::ConnectionAcquire(_))
+}
+
+/// True when the error is a unique or foreign-key constraint violation.
+pub fn is_constraint_violation(error: &sea_orm::DbErr) -> bool {
+    matches!(
+        error.sql_err(),
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
+            | Some(sea_orm::SqlErr::ForeignKeyConstraintViolation(_))
+    )
+}
+
+/// Turns any error leaving the service into the JSON body. Framework errors keep their status;
+/// their messages are replaced with plain ones, except request-parsing errors, whose message
+/// describes the client's own mistake.
+pub fn into_json_response(error: poem::Error) -> Response {
+    if let Some(api_error) = error.downcast_ref::<ApiError>() {
+        return api_error.as_response();
+    }
+    let status = error.status();
+    let message = match status {
+        StatusCode::NOT_FOUND => "Not found".to_string(),
+        StatusCode::METHOD_NOT_ALLOWED => "Method not allowed".to_string(),
+        StatusCode::PAYLOAD_TOO_LARGE => "Request body too large (limit 1 MiB)".to_string(),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "Content-Type must be application/json".to_string(),
+        StatusCode::UNAUTHORIZED => "Unauthorized".to_string(),
+        s if s.is_client_error() => clean_parse_message(&error.to_string()),
+        _ => {
+            tracing::error!(error = %error, "unhandled error");
+            "Internal server error".to_string()
+        }
+    };
+    let status = if status.is_server_error() { StatusCode::INTERNAL_SERVER_ERROR } else { status };
+    ApiError::new(status, message).as_response()
+}
+
+fn clean_parse_message(raw: &str) -> String {
+    // poem-openapi says e.g. `parse request payload error: failed to parse "CreateGame": missing field`
+    let message = raw
+        .trim_start_matches("parse request payload error: ")
+        .trim_start_matches("failed to parse parameter ");
+    if message.is_empty() {
+        "Bad request".into()
+    } else {
+        let mut text = message.to_string();
+        text.truncate(300);
+        text
+    }
+}
+
+/// Builds a JSON body without going through `ApiError`, for tests and handlers that answer
+/// errors inside a typed response.
+pub fn error_body(message: &str) -> Value {
+    json!({ "error": message })
+}

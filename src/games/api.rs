@@ -1,0 +1,334 @@
+//! `/v1/games`: create, list, read, change and delete games, and manage their members.
+use super::{access::Role, require_role, service};
+use crate::{
+    accounts::service::{self as accounts, Email},
+    api::{timestamp, ApiTags},
+    auth::BearerAuth,
+    error::ApiError,
+    state::AppState,
+};
+use chrono::Duration;
+use entity::{game_members, games, users};
+use poem_openapi::{
+    param::Path,
+    payload::Json,
+    ApiResponse, Object, OpenApi,
+};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, PaginatorTrait};
+use uuid::Uuid;
+
+pub struct GamesApi {
+    pub state: AppState,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct CreateGame {
+    /// 1 to 100 characters.
+    pub name: String,
+    /// `free` (default), `indie` or `studio`; only the instance admin may choose a paid tier.
+    pub tier: Option<String>,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct UpdateGame {
+    pub name: Option<String>,
+    /// Admin only.
+    pub tier: Option<String>,
+    /// `off`, `warn` or `enforce`: what happens to events that break their event schema.
+    pub event_validation: Option<String>,
+    /// Admin only: requests per minute for each of this game's API keys (null = instance default).
+    pub rate_limit_per_minute: Option<u32>,
+}
+
+#[derive(Object)]
+pub struct Game {
+    pub game_id: String,
+    pub name: String,
+    pub tier: String,
+    pub event_validation: String,
+    /// Monthly event quota of the tier.
+    pub monthly_event_quota: u64,
+    /// Per-key rate limit override; absent when the instance default applies.
+    pub rate_limit_per_minute: Option<u32>,
+    /// The caller's role on this game.
+    pub role: String,
+    pub created_at: String,
+}
+
+#[derive(Object)]
+pub struct GameList {
+    pub games: Vec<Game>,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct InviteMember {
+    /// An unknown address gets a pending account and an invitation e-mail.
+    pub email: String,
+    /// `owner`, `editor` or `viewer`.
+    pub role: String,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct ChangeMember {
+    pub role: String,
+}
+
+#[derive(Object)]
+pub struct Member {
+    pub user_id: String,
+    pub email: String,
+    pub role: String,
+    /// `active` or `pending` (invited, no password yet).
+    pub status: String,
+    pub added_at: String,
+}
+
+#[derive(Object)]
+pub struct MemberList {
+    pub members: Vec<Member>,
+}
+
+#[derive(ApiResponse)]
+pub enum GameCreated {
+    #[oai(status = 201)]
+    Created(Json<Game>),
+}
+
+#[derive(ApiResponse)]
+pub enum MemberAdded {
+    #[oai(status = 201)]
+    Created(Json<Member>),
+}
+
+#[derive(ApiResponse)]
+pub enum Deleted {
+    #[oai(status = 204)]
+    NoContent,
+}
+
+pub fn game_view(game: games::Model, role: Role) -> Game {
+    Game {
+        game_id: game.id.to_string(),
+        monthly_event_quota: service::monthly_quota(&game.tier),
+        name: game.name,
+        tier: game.tier,
+        event_validation: game.event_validation,
+        rate_limit_per_minute: game.rate_limit_per_minute.map(|l| l.max(0) as u32),
+        role: role.as_str().into(),
+        created_at: timestamp(game.created_at),
+    }
+}
+
+fn member_view(member: game_members::Model, user: users::Model) -> Member {
+    Member {
+        user_id: user.id.to_string(),
+        email: user.email,
+        role: member.role,
+        status: user.status,
+        added_at: timestamp(member.created_at),
+    }
+}
+
+#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Games")]
+impl GamesApi {
+    /// Create a game; you become its owner.
+    #[oai(path = "/", method = "post", operation_id = "createGame")]
+    async fn create(&self, auth: BearerAuth, body: Json<CreateGame>) -> poem::Result<GameCreated> {
+        let user = current_user(&self.state, auth.0).await?;
+        let name = service::parse_name(&body.name)?;
+        let tier = service::parse_tier(body.tier.as_deref().unwrap_or("free"))?;
+        if tier != "free" && !user.is_admin {
+            return Err(ApiError::forbidden("Only the instance admin can set a paid tier").into());
+        }
+        let game = service::create(&self.state, user.id, name, tier).await?;
+        Ok(GameCreated::Created(Json(game_view(game, Role::Owner))))
+    }
+
+    /// The games you are a member of (every game for the instance admin).
+    #[oai(path = "/", method = "get", operation_id = "listGames")]
+    async fn list(&self, auth: BearerAuth) -> poem::Result<Json<GameList>> {
+        let user = current_user(&self.state, auth.0).await?;
+        let games = service::list_for(&self.state, &user).await?;
+        Ok(Json(GameList { games: games.into_iter().map(|(g, r)| game_view(g, r)).collect() }))
+    }
+
+    /// One game.
+    #[oai(path = "/:game_id", method = "get", operation_id = "getGame")]
+    async fn get(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Json<Game>> {
+        let access = require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        Ok(Json(game_view(access.game, access.role)))
+    }
+
+    /// Rename a game or change its validation mode (owner); tier and rate limit (admin).
+    #[oai(path = "/:game_id", method = "patch", operation_id = "updateGame")]
+    async fn update(&self, auth: BearerAuth, game_id: Path<Uuid>, body: Json<UpdateGame>) -> poem::Result<Json<Game>> {
+        let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        let body = body.0;
+        if (body.tier.is_some() || body.rate_limit_per_minute.is_some()) && !access.is_admin {
+            return Err(ApiError::forbidden("Only the instance admin can change tier or rate limit").into());
+        }
+        let mut changes: games::ActiveModel = access.game.into();
+        if let Some(name) = &body.name {
+            changes.name = Set(service::parse_name(name)?);
+        }
+        if let Some(tier) = &body.tier {
+            changes.tier = Set(service::parse_tier(tier)?);
+        }
+        if let Some(mode) = &body.event_validation {
+            changes.event_validation = Set(service::parse_validation(mode)?);
+        }
+        if let Some(limit) = body.rate_limit_per_minute {
+            if limit == 0 {
+                return Err(ApiError::bad_request("rate_limit_per_minute must be positive").into());
+            }
+            changes.rate_limit_per_minute = Set(Some(limit.min(i32::MAX as u32) as i32));
+        }
+        let game = service::update(&self.state, changes).await?;
+        Ok(Json(game_view(game, access.role)))
+    }
+
+    /// Delete a game and everything stored for it (owner).
+    #[oai(path = "/:game_id", method = "delete", operation_id = "deleteGame")]
+    async fn delete(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Deleted> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        service::delete(&self.state, game_id.0).await?;
+        Ok(Deleted::NoContent)
+    }
+
+    /// The game's members and their roles.
+    #[oai(path = "/:game_id/members", method = "get", operation_id = "listMembers")]
+    async fn members(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Json<MemberList>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let rows = game_members::Entity::find()
+            .filter(game_members::Column::GameId.eq(game_id.0))
+            .find_also_related(users::Entity)
+            .order_by_asc(game_members::Column::CreatedAt)
+            .all(&self.state.db)
+            .await
+            .map_err(ApiError::from)?;
+        let members = rows.into_iter().filter_map(|(m, u)| Some(member_view(m, u?))).collect();
+        Ok(Json(MemberList { members }))
+    }
+
+    /// Add a member by e-mail (owner). An address without an account gets a pending account
+    /// and an e-mail with a token to set its password (valid 7 days).
+    #[oai(path = "/:game_id/members", method = "post", operation_id = "addMember")]
+    async fn add_member(&self, auth: BearerAuth, game_id: Path<Uuid>, body: Json<InviteMember>) -> poem::Result<MemberAdded> {
+        let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        let email = Email::parse(&body.email)?;
+        let role = Role::parse(&body.role)?;
+        let state = &self.state;
+        let now = state.now();
+        let user = match accounts::find_by_email(&state.db, &email).await? {
+            Some(user) => user,
+            None => invite(state, &email, &access.game.name).await?,
+        };
+        let member = game_members::Model { game_id: game_id.0, user_id: user.id, role: role.as_str().into(), created_at: now };
+        match game_members::Entity::insert(game_members::ActiveModel::from(member.clone()))
+            .exec_without_returning(&state.db)
+            .await
+        {
+            Ok(_) => Ok(MemberAdded::Created(Json(member_view(member, user)))),
+            Err(e) if crate::error::is_constraint_violation(&e) => {
+                Err(ApiError::conflict("That account is already a member of this game").into())
+            }
+            Err(e) => Err(ApiError::from(e).into()),
+        }
+    }
+
+    /// Change a member's role (owner). A game always keeps at least one owner.
+    #[oai(path = "/:game_id/members/:user_id", method = "patch", operation_id = "updateMember")]
+    async fn update_member(&self, auth: BearerAuth, game_id: Path<Uuid>, user_id: Path<Uuid>, body: Json<ChangeMember>) -> poem::Result<Json<Member>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        let role = Role::parse(&body.role)?;
+        let (member, user) = find_member(&self.state, game_id.0, user_id.0).await?;
+        if member.role == Role::Owner.as_str() && role != Role::Owner {
+            ensure_other_owner(&self.state, game_id.0).await?;
+        }
+        let mut changes: game_members::ActiveModel = member.into();
+        changes.role = Set(role.as_str().into());
+        let member = sea_orm::ActiveModelTrait::update(changes, &self.state.db).await.map_err(ApiError::from)?;
+        Ok(Json(member_view(member, user)))
+    }
+
+    /// Remove a member (owner). A game always keeps at least one owner.
+    #[oai(path = "/:game_id/members/:user_id", method = "delete", operation_id = "removeMember")]
+    async fn remove_member(&self, auth: BearerAuth, game_id: Path<Uuid>, user_id: Path<Uuid>) -> poem::Result<Deleted> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        let (member, _) = find_member(&self.state, game_id.0, user_id.0).await?;
+        if member.role == Role::Owner.as_str() {
+            ensure_other_owner(&self.state, game_id.0).await?;
+        }
+        game_members::Entity::delete_by_id((game_id.0, user_id.0))
+            .exec(&self.state.db)
+            .await
+            .map_err(ApiError::from)?;
+        Ok(Deleted::NoContent)
+    }
+}
+
+async fn current_user(state: &AppState, user_id: Uuid) -> Result<users::Model, ApiError> {
+    accounts::find(&state.db, user_id)
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("Account no longer exists"))
+}
+
+async fn find_member(state: &AppState, game_id: Uuid, user_id: Uuid) -> Result<(game_members::Model, users::Model), ApiError> {
+    let found = game_members::Entity::find_by_id((game_id, user_id))
+        .find_also_related(users::Entity)
+        .one(&state.db)
+        .await?;
+    match found {
+        Some((member, Some(user))) => Ok((member, user)),
+        _ => Err(ApiError::not_found("No such member")),
+    }
+}
+
+async fn ensure_other_owner(state: &AppState, game_id: Uuid) -> Result<(), ApiError> {
+    let owners = game_members::Entity::find()
+        .filter(game_members::Column::GameId.eq(game_id))
+        .filter(game_members::Column::Role.eq(Role::Owner.as_str()))
+        .count(&state.db)
+        .await?;
+    if owners <= 1 {
+        return Err(ApiError::conflict("A game must keep at least one owner"));
+    }
+    Ok(())
+}
+
+/// Creates a pending account for an unknown invitee and e-mails them a token to set a password.
+async fn invite(state: &AppState, email: &Email, game_name: &str) -> Result<users::Model, ApiError> {
+    let now = state.now();
+    let user = users::Model {
+        id: Uuid::now_v7(),
+        email: email.as_str().to_string(),
+        password_hash: None,
+        status: accounts::STATUS_PENDING.into(),
+        is_admin: false,
+        failed_logins: 0,
+        locked_until: None,
+        created_at: now,
+    };
+    users::Entity::insert(users::ActiveModel::from(user.clone()))
+        .exec_without_returning(&state.db)
+        .await?;
+    let token = accounts::create_reset_token(&state.db, user.id, now, Duration::days(accounts::INVITATION_TOKEN_DAYS)).await?;
+    let body = format!(
+        "You have been invited to the game \"{game_name}\" on playtrace.\n\n\
+         Set your password to activate your account: {}/reset-password?token={token}\n\
+         Token: {token}\n\nThe invitation is valid for 7 days.",
+        state.public_url
+    );
+    let mailer = state.mailer.clone();
+    let to = email.as_str().to_string();
+    tokio::spawn(async move {
+        if let Err(error) = mailer.send(&to, "You have been invited to playtrace", &body).await {
+            tracing::warn!(error = %error, "invitation e-mail failed");
+        }
+    });
+    Ok(user)
+}

@@ -1,0 +1,100 @@
+//! Game records: tiers, validation mode, per-game rate limit, membership.
+use super::access::Role;
+use crate::{error::ApiError, state::AppState};
+use entity::{game_members, games, users};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
+};
+use uuid::Uuid;
+
+pub const TIERS: &[&str] = &["free", "indie", "studio"];
+pub const VALIDATION_MODES: &[&str] = &["off", "warn", "enforce"];
+pub const MAX_NAME_LENGTH: usize = 100;
+
+/// Monthly event quota of a tier (events per UTC calendar month).
+pub fn monthly_quota(tier: &str) -> u64 {
+    match tier {
+        "studio" => 10_000_000,
+        "indie" => 1_000_000,
+        _ => 100_000,
+    }
+}
+
+pub fn parse_name(raw: &str) -> Result<String, ApiError> {
+    let name = raw.trim();
+    if name.is_empty() || name.chars().count() > MAX_NAME_LENGTH {
+        return Err(ApiError::bad_request("name must be 1 to 100 characters"));
+    }
+    Ok(name.to_string())
+}
+
+pub fn parse_tier(raw: &str) -> Result<String, ApiError> {
+    if TIERS.contains(&raw) {
+        Ok(raw.to_string())
+    } else {
+        Err(ApiError::bad_request("tier must be one of: free, indie, studio"))
+    }
+}
+
+pub fn parse_validation(raw: &str) -> Result<String, ApiError> {
+    if VALIDATION_MODES.contains(&raw) {
+        Ok(raw.to_string())
+    } else {
+        Err(ApiError::bad_request("event_validation must be one of: off, warn, enforce"))
+    }
+}
+
+/// Creates a game with `owner_id` as its owner, in one transaction.
+pub async fn create(state: &AppState, owner_id: Uuid, name: String, tier: String) -> Result<games::Model, ApiError> {
+    let now = state.now();
+    let game = games::Model {
+        id: Uuid::now_v7(),
+        name,
+        tier,
+        event_validation: "off".into(),
+        rate_limit_per_minute: None,
+        created_at: now,
+    };
+    let txn = state.db.begin().await?;
+    games::Entity::insert(games::ActiveModel::from(game.clone())).exec_without_returning(&txn).await?;
+    game_members::Entity::insert(game_members::ActiveModel {
+        game_id: Set(game.id),
+        user_id: Set(owner_id),
+        role: Set(Role::Owner.as_str().into()),
+        created_at: Set(now),
+    })
+    .exec_without_returning(&txn)
+    .await?;
+    txn.commit().await?;
+    Ok(game)
+}
+
+/// The games a user can see with their role: an admin sees every game (as owner).
+pub async fn list_for(state: &AppState, user: &users::Model) -> Result<Vec<(games::Model, Role)>, ApiError> {
+    if user.is_admin {
+        let all = games::Entity::find().order_by_asc(games::Column::CreatedAt).all(&state.db).await?;
+        return Ok(all.into_iter().map(|g| (g, Role::Owner)).collect());
+    }
+    let rows = game_members::Entity::find()
+        .filter(game_members::Column::UserId.eq(user.id))
+        .find_also_related(games::Entity)
+        .order_by_asc(game_members::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(member, game)| Some((game?, Role::parse(&member.role).ok()?)))
+        .collect())
+}
+
+pub async fn update(state: &AppState, changes: games::ActiveModel) -> Result<games::Model, ApiError> {
+    let updated = changes.update(&state.db).await?;
+    state.keys.forget_game(updated.id);
+    Ok(updated)
+}
+
+pub async fn delete(state: &AppState, game_id: Uuid) -> Result<(), ApiError> {
+    games::Entity::delete_by_id(game_id).exec(&state.db).await?;
+    state.keys.forget_game(game_id);
+    Ok(())
+}

@@ -1,0 +1,24 @@
+//! playtrace: a self-hostable game analytics and live-ops backend.
+//!
+//! One binary serves the HTTP API (game side with API keys, dashboard with JWTs) and runs the
+//! background worker. Durable data lives in the cold store (SQLite or PostgreSQL through
+//! SeaORM); fast-changing shared state in the hot store (in-process or Redis).
+pub mod accounts;
+pub mod api;
+pub mod app;
+pub mod auth;
+pub mod cli;
+pub mod clock;
+pub mod config;
+pub mod error;
+pub mod games;
+pub mod health;
+pub mod limits;
+pub mod notify;
+pub mod state;
+pub mod store;
+pub mod worker;
+
+/// Work to finish before the process exits (e.g. flushing queued writes). Features that keep
+/// work in memory add their flush here.
+pub async fn shutdown_hooks(_state: &state::AppState) {}

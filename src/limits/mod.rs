@@ -1,0 +1,164 @@
+//! Rate limiting (poem middleware): who is calling decides the bucket (API key, user, or client
+//! IP), the hot store counts the fixed one-minute window, and every answer carries the
+//! `X-RateLimit-*` headers. The caller's identity is left in the request for the extractors.
+use crate::{
+    auth::{schemes::API_KEY_HEADER, Identity},
+    error::{into_json_response, ApiError},
+    state::AppState,
+};
+use poem::{
+    http::{header, HeaderValue, StatusCode},
+    Endpoint, IntoResponse, Middleware, Request, Response,
+};
+
+pub const WINDOW_SECS: u64 = 60;
+
+/// Paths that are never limited: health probes from load balancers and orchestrators.
+const EXEMPT: &[&str] = &["/healthz", "/readyz"];
+
+pub struct RateLimit {
+    pub state: AppState,
+}
+
+impl<E: Endpoint> Middleware<E> for RateLimit {
+    type Output = RateLimitEndpoint<E>;
+
+    fn transform(&self, inner: E) -> Self::Output {
+        RateLimitEndpoint { inner, state: self.state.clone() }
+    }
+}
+
+pub struct RateLimitEndpoint<E> {
+    inner: E,
+    state: AppState,
+}
+
+impl<E: Endpoint> Endpoint for RateLimitEndpoint<E> {
+    type Output = Response;
+
+    async fn call(&self, mut req: Request) -> poem::Result<Response> {
+        let exempt = EXEMPT.contains(&req.uri().path());
+        let identity = match identify(&self.state, &req).await {
+            Ok(identity) => identity,
+            Err(error) => return Ok(error.as_response_json()),
+        };
+        let (bucket, limit) = bucket_of(&self.state, &identity, &req);
+        req.extensions_mut().insert(identity);
+        if exempt {
+            return Ok(respond(self.inner.call(req).await.map(IntoResponse::into_response)));
+        }
+
+        let window = match self.state.hot.limits.hit(&bucket, WINDOW_SECS, self.state.now()).await {
+            Ok(window) => Some(window),
+            Err(error) => {
+                // Failing open keeps the game running while the hot store recovers; readiness
+                // reports the outage.
+                tracing::warn!(error.cause_chain = ?error, "rate limiter unavailable; request let through");
+                None
+            }
+        };
+        let Some(window) = window else {
+            return Ok(respond(self.inner.call(req).await.map(IntoResponse::into_response)));
+        };
+        let remaining = limit.saturating_sub(window.count);
+        let mut response = if window.count > limit {
+            let mut error = ApiError::new(StatusCode::TOO_MANY_REQUESTS, "Too Many Requests")
+                .with("statusCode", 429)
+                .with("message", "Too many requests, please try again in 60 seconds.");
+            error.retry_after = Some(window.resets_in_secs);
+            error.as_response_json()
+        } else {
+            respond(self.inner.call(req).await.map(IntoResponse::into_response))
+        };
+        let headers = response.headers_mut();
+        headers.insert("x-ratelimit-limit", HeaderValue::from(limit));
+        headers.insert("x-ratelimit-remaining", HeaderValue::from(remaining));
+        headers.insert("x-ratelimit-reset", HeaderValue::from(window.resets_in_secs));
+        Ok(response)
+    }
+}
+
+fn respond(result: poem::Result<Response>) -> Response {
+    match result {
+        Ok(response) => response,
+        Err(error) => into_json_response(error),
+    }
+}
+
+trait AsJsonResponse {
+    fn as_response_json(&self) -> Response;
+}
+
+impl AsJsonResponse for ApiError {
+    fn as_response_json(&self) -> Response {
+        poem::error::ResponseError::as_response(self)
+    }
+}
+
+/// Reads the credentials a request carries. A wrong key or token is not an error here: the
+/// request is then limited by IP and the extractor answers 401 if the route needs them.
+async fn identify(state: &AppState, req: &Request) -> Result<Identity, ApiError> {
+    if let Some(raw_key) = req.headers().get(API_KEY_HEADER) {
+        let raw_key = raw_key.to_str().unwrap_or_default().trim();
+        if raw_key.is_empty() {
+            return Ok(Identity::Anonymous);
+        }
+        return Ok(match state.keys.resolve(&state.db, raw_key).await? {
+            Some(context) => Identity::GameKey(context),
+            None => Identity::InvalidKey,
+        });
+    }
+    let token = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .map(|t| t.trim().to_string())
+        .or_else(|| access_token_param(req));
+    Ok(match token {
+        Some(token) => match state.jwt.verify(&token, state.now()) {
+            Ok(user_id) => Identity::User(user_id),
+            Err(error) => Identity::BadToken(error),
+        },
+        None => Identity::Anonymous,
+    })
+}
+
+/// WebSocket clients in browsers cannot set headers, so the stream also takes `?access_token=`.
+fn access_token_param(req: &Request) -> Option<String> {
+    let query = req.uri().query()?;
+    query.split('&').find_map(|pair| {
+        let (name, value) = pair.split_once('=')?;
+        (name == "access_token" && !value.is_empty()).then(|| value.to_string())
+    })
+}
+
+fn bucket_of(state: &AppState, identity: &Identity, req: &Request) -> (String, u64) {
+    let default = state.settings.rate_limit_per_minute;
+    match identity {
+        Identity::GameKey(context) => (
+            format!("key:{}", context.key_id),
+            context.rate_limit_per_minute.unwrap_or(default),
+        ),
+        Identity::User(user_id) => (format!("user:{user_id}"), default),
+        _ => (format!("ip:{}", client_ip(state, req)), default),
+    }
+}
+
+fn client_ip(state: &AppState, req: &Request) -> String {
+    if state.settings.trust_proxy {
+        let forwarded = req
+            .headers()
+            .get("x-forwarded-for")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit(',').next())
+            .map(|v| v.trim().to_string());
+        if let Some(ip) = forwarded.filter(|ip| !ip.is_empty()) {
+            return ip;
+        }
+    }
+    match req.remote_addr().as_socket_addr() {
+        Some(addr) => addr.ip().to_string(),
+        None => "unknown".into(),
+    }
+}

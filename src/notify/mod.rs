@@ -1,0 +1,2 @@
+//! Outgoing notifications: e-mail through SMTP (lettre) and chat webhooks.
+pub mod email;

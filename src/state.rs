@@ -1,0 +1,45 @@
+//! `AppState`: everything a handler or job needs, built once in `app.rs`, cheap to clone.
+use crate::{
+    auth::{api_key::KeyCache, jwt::JwtKeys},
+    cli::Settings,
+    clock::SharedClock,
+    notify::email::Mailer,
+    store::{hot::HotStore, Db},
+};
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub db: Db,
+    pub hot: HotStore,
+    pub clock: SharedClock,
+    pub mailer: Arc<dyn Mailer>,
+    pub jwt: Arc<JwtKeys>,
+    pub keys: Arc<KeyCache>,
+    pub settings: Arc<Settings>,
+    /// Base URL put in e-mailed links.
+    pub public_url: Arc<str>,
+}
+
+impl AppState {
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
+    }
+}
+
+impl AppState {
+    /// A state with no database behind it, enough to build the OpenAPI document.
+    pub fn detached() -> Self {
+        let settings = Settings::defaults();
+        Self {
+            db: Db::default(),
+            hot: HotStore::in_process(),
+            clock: Arc::new(crate::clock::SystemClock),
+            mailer: Arc::new(crate::notify::email::LogMailer),
+            jwt: Arc::new(JwtKeys::new(b"detached")),
+            keys: Arc::new(KeyCache::default()),
+            public_url: Arc::from("http://127.0.0.1:8080"),
+            settings: Arc::new(settings),
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The hot store: purpose-named traits, each with an in-process implementation (single node,
+//! the default) and a Redis implementation (shared by every node). Everything here is either
+//! ephemeral (rate windows, locks) or rebuildable from the cold store.
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use std::sync::Arc;
+
+pub mod memory;
+pub mod redis;
+
+#[derive(Debug, thiserror::Error)]
+pub enum HotError {
+    #[error("redis: {0}")]
+    Redis(#[from] fred::error::Error),
+    #[error("unexpected reply from the hot store: {0}")]
+    Reply(String),
+}
+
+/// Where a fixed rate-limit window stands after counting one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowCount {
+    /// Requests counted in the current window, this one included.
+    pub count: u64,
+    /// Seconds until the window ends and the count starts again.
+    pub resets_in_secs: u64,
+}
+
+/// Fixed-window request counters, shared by every node when Redis is on.
+#[async_trait]
+pub trait Limits: Send + Sync {
+    /// Counts one request for `bucket` in the `window_secs`-long window that contains `now`.
+    async fn hit(&self, bucket: &str, window_secs: u64, now: DateTime<Utc>) -> Result<WindowCount, HotError>;
+}
+
+/// Named mutual-exclusion leases with an expiry (alert cooldowns, period archiving).
+#[async_trait]
+pub trait Locks: Send + Sync {
+    /// Takes `name` for `ttl_secs` if nobody holds it. True when this caller got it.
+    async fn try_acquire(&self, name: &str, ttl_secs: u64, now: DateTime<Utc>) -> Result<bool, HotError>;
+    /// Gives `name` back before its expiry.
+    async fn release(&self, name: &str) -> Result<(), HotError>;
+}
+
+/// Every hot-store concern, chosen once at start-up.
+#[derive(Clone)]
+pub struct HotStore {
+    pub limits: Arc<dyn Limits>,
+    pub locks: Arc<dyn Locks>,
+    /// `Some` when Redis backs this store (used by readiness checks).
+    pub redis: Option<redis::RedisHandle>,
+}
+
+impl HotStore {
+    pub fn in_process() -> Self {
+        let store = Arc::new(memory::MemoryStore::default());
+        Self { limits: store.clone(), locks: store, redis: None }
+    }
+
+    pub async fn connect_redis(url: &str, prefix: &str) -> Result<Self, HotError> {
+        let handle = redis::RedisHandle::connect(url, prefix).await?;
+        let store = Arc::new(redis::RedisStore::new(handle.clone()));
+        Ok(Self { limits: store.clone(), locks: store, redis: Some(handle) })
+    }
+
+    /// True when the hot store answers.
+    pub async fn ready(&self) -> bool {
+        match &self.redis {
+            Some(handle) => handle.ping().await.is_ok(),
+            None => true,
+        }
+    }
+}

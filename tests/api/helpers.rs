@@ -1,0 +1,214 @@
+//! `spawn_app()` and the `TestApp` helpers every suite uses.
+use playtrace::{app::Application, cli::Settings, clock::OffsetClock, state::AppState};
+use reqwest::{Method, RequestBuilder, Response};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use uuid::Uuid;
+
+pub const PASSWORD: &str = "correct horse battery";
+
+/// Which backend the suite runs on: `embedded` (SQLite + in-process) unless
+/// `PLAYTRACE_TEST_BACKEND=services` (PostgreSQL + Redis).
+pub fn services_backend() -> bool {
+    std::env::var("PLAYTRACE_TEST_BACKEND").is_ok_and(|v| v == "services")
+}
+
+pub fn postgres_admin_url() -> String {
+    std::env::var("PLAYTRACE_TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
+}
+
+pub fn redis_url() -> String {
+    std::env::var("PLAYTRACE_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+/// Where one test's data lives: a fresh SQLite file, or a fresh PostgreSQL database plus a
+/// fresh Redis key prefix. Two apps built from one `Backend` share everything, like two nodes.
+#[derive(Clone)]
+pub struct Backend {
+    pub database_url: String,
+    pub redis_url: Option<String>,
+    pub redis_prefix: String,
+    _dir: Option<Arc<tempfile::TempDir>>,
+}
+
+impl Backend {
+    pub async fn fresh() -> Self {
+        let id = Uuid::new_v4().simple().to_string();
+        if services_backend() {
+            let name = format!("pt_test_{id}");
+            let admin = format!("{}/postgres", postgres_admin_url());
+            let db = sea_orm::Database::connect(admin).await.expect("PostgreSQL is reachable");
+            sea_orm::ConnectionTrait::execute_unprepared(&db, &format!("CREATE DATABASE {name}"))
+                .await
+                .expect("create test database");
+            db.close().await.ok();
+            Self {
+                database_url: format!("{}/{name}", postgres_admin_url()),
+                redis_url: Some(redis_url()),
+                redis_prefix: format!("pt-test:{id}:"),
+                _dir: None,
+            }
+        } else {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let path = dir.path().join("playtrace.db");
+            Self {
+                database_url: format!("sqlite://{}?mode=rwc", path.display()),
+                redis_url: None,
+                redis_prefix: format!("pt-test:{id}:"),
+                _dir: Some(Arc::new(dir)),
+            }
+        }
+    }
+
+    pub fn settings(&self) -> Settings {
+        let mut settings = Settings::defaults();
+        settings.listen = "127.0.0.1:0".into();
+        settings.database_url = self.database_url.clone();
+        settings.redis_url = self.redis_url.clone();
+        settings.redis_prefix = self.redis_prefix.clone();
+        settings.db_max_connections = 5;
+        settings
+    }
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub clock: Arc<OffsetClock>,
+    pub state: AppState,
+    pub backend: Backend,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    handle: Option<tokio::task::JoinHandle<()>>,
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+pub async fn spawn_app_with(customize: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn_on(Backend::fresh().await, customize).await
+}
+
+/// Starts a node on an existing backend (a second node shares the first one's data).
+pub async fn spawn_on(backend: Backend, customize: impl FnOnce(&mut Settings)) -> TestApp {
+    let mut settings = backend.settings();
+    customize(&mut settings);
+    let clock = OffsetClock::new();
+    let app = Application::build_with_clock(settings, clock.clone())
+        .await
+        .expect("application builds");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    let state = app.state().clone();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let handle = tokio::spawn(async move {
+        app.run_until(async move {
+            let _ = stopped.await;
+        })
+        .await
+        .expect("server runs");
+    });
+    TestApp {
+        address,
+        client: reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap(),
+        clock,
+        state,
+        backend,
+        stop: Some(stop),
+        handle: Some(handle),
+    }
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        self.client.request(method, self.url(path))
+    }
+
+    /// A request as the dashboard makes it.
+    pub fn dashboard(&self, method: Method, path: &str, token: &str) -> RequestBuilder {
+        self.request(method, path).bearer_auth(token)
+    }
+
+    /// A request as a game client makes it.
+    pub fn game(&self, method: Method, path: &str, api_key: &str) -> RequestBuilder {
+        self.request(method, path).header("x-game-api-key", api_key)
+    }
+
+    pub async fn register(&self, email: &str) -> String {
+        let response = self
+            .request(Method::POST, "/v1/auth/register")
+            .json(&json!({ "email": email, "password": PASSWORD }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201, "register {email}");
+        let body: Value = response.json().await.unwrap();
+        body["token"].as_str().unwrap().to_string()
+    }
+
+    /// Registers a fresh account with a unique address; returns its token.
+    pub async fn new_user(&self) -> String {
+        self.register(&format!("dev-{}@studio.test", Uuid::new_v4().simple())).await
+    }
+
+    pub async fn create_game(&self, token: &str) -> String {
+        let response = self
+            .dashboard(Method::POST, "/v1/games", token)
+            .json(&json!({ "name": "Test Game" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201);
+        let body: Value = response.json().await.unwrap();
+        body["game_id"].as_str().unwrap().to_string()
+    }
+
+    pub async fn create_key(&self, token: &str, game_id: &str, environment: &str) -> String {
+        let response = self
+            .dashboard(Method::POST, &format!("/v1/games/{game_id}/api-keys"), token)
+            .json(&json!({ "environment": environment }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201);
+        let body: Value = response.json().await.unwrap();
+        body["key"].as_str().unwrap().to_string()
+    }
+
+    /// A fresh user with a fresh game and a development key: (token, game_id, api_key).
+    pub async fn game_with_key(&self) -> (String, String, String) {
+        let token = self.new_user().await;
+        let game_id = self.create_game(&token).await;
+        let key = self.create_key(&token, &game_id, "development").await;
+        (token, game_id, key)
+    }
+
+    /// Stops the server gracefully and waits for it.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.await;
+        }
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            handle.abort();
+        }
+    }
+}
+
+/// Status and JSON body of a response (Null when the body is empty).
+pub async fn read(response: Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+    (status, body)
+}
