@@ -31,6 +31,40 @@ pub enum ApiTags {
     Games,
     /// Remote config.
     Config,
+    /// Analytics events (game side) and event schemas.
+    Events,
+    /// Leaderboards and their moderation.
+    Leaderboards,
+    /// Achievements.
+    Achievements,
+    /// Rich presence and live activity.
+    Presence,
+    /// Funnels.
+    Funnels,
+    /// Game metrics and alert rules.
+    Alerts,
+    /// Cloud saves.
+    Saves,
+}
+
+/// An API with no operations: the placeholder a feature mounts until it has routes.
+pub struct NoApi;
+
+impl poem_openapi::OpenApi for NoApi {
+    fn meta() -> Vec<poem_openapi::registry::MetaApi> {
+        Vec::new()
+    }
+
+    fn register(_registry: &mut poem_openapi::registry::Registry) {}
+
+    fn add_routes(
+        self,
+        _route_table: &mut std::collections::HashMap<
+            String,
+            std::collections::HashMap<poem::http::Method, poem::endpoint::BoxEndpoint<'static>>,
+        >,
+    ) {
+    }
 }
 
 /// RFC 3339 UTC with a `Z`, e.g. `2026-11-21T10:00:00Z`.
@@ -39,12 +73,22 @@ pub fn timestamp(at: DateTime<Utc>) -> String {
 }
 
 pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, ()> {
+    // One entry per feature; each feature lists its own structs in its `apis()`.
     let apis = (
-        HealthApi { state: state.clone() },
-        AuthApi { state: state.clone() },
-        GamesApi { state: state.clone() },
-        ApiKeysApi { state: state.clone() },
-        ConfigApi { state: state.clone() },
+        (
+            HealthApi { state: state.clone() },
+            AuthApi { state: state.clone() },
+            GamesApi { state: state.clone() },
+            ApiKeysApi { state: state.clone() },
+            ConfigApi { state: state.clone() },
+        ),
+        crate::events::apis(state),
+        crate::leaderboards::apis(state),
+        crate::achievements::apis(state),
+        crate::presence::apis(state),
+        crate::funnels::apis(state),
+        crate::alerts::apis(state),
+        crate::saves::apis(state),
     );
     OpenApiService::new(apis, "playtrace", env!("CARGO_PKG_VERSION"))
         .description("Game analytics and live-ops backend: events, leaderboards, achievements, presence, funnels, alerts.")

@@ -4,6 +4,8 @@
 //! background worker. Durable data lives in the cold store (SQLite or PostgreSQL through
 //! SeaORM); fast-changing shared state in the hot store (in-process or Redis).
 pub mod accounts;
+pub mod achievements;
+pub mod alerts;
 pub mod api;
 pub mod app;
 pub mod auth;
@@ -11,10 +13,15 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod events;
+pub mod funnels;
 pub mod games;
 pub mod health;
+pub mod leaderboards;
 pub mod limits;
 pub mod notify;
+pub mod presence;
+pub mod saves;
 pub mod state;
 pub mod store;
 pub mod worker;

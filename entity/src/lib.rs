@@ -2,6 +2,7 @@
 pub mod prelude;
 
 pub mod api_keys;
+pub mod events;
 pub mod game_members;
 pub mod games;
 pub mod password_reset_tokens;

@@ -75,6 +75,8 @@ pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
     pub clock: Arc<OffsetClock>,
+    /// The node's state, for tests that look behind the HTTP surface.
+    #[allow(dead_code)]
     pub state: AppState,
     pub backend: Backend,
     stop: Option<tokio::sync::oneshot::Sender<()>>,

@@ -5,10 +5,17 @@ mod helpers;
 mod mail_sink;
 
 mod accounts;
+mod achievements;
+mod alerts;
 mod errors;
+mod events;
+mod funnels;
 mod games;
 mod health;
 mod hot_conformance;
 mod keys;
+mod leaderboards;
 mod limits;
 mod openapi;
+mod presence;
+mod saves;

@@ -1,0 +1,7 @@
+//! Funnels: definitions (dashboard) and conversion queries (game side).
+use crate::state::AppState;
+
+/// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
+pub fn apis(_state: &AppState) -> impl poem_openapi::OpenApi {
+    crate::api::NoApi
+}

@@ -1,0 +1,7 @@
+//! Activity and presence: rich presence, the live list and the WebSocket feed.
+use crate::state::AppState;
+
+/// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
+pub fn apis(_state: &AppState) -> impl poem_openapi::OpenApi {
+    crate::api::NoApi
+}

@@ -1,0 +1,1 @@
+//! Black-box tests of events.
