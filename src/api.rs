@@ -115,8 +115,7 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
             }
             let request_id = uuid::Uuid::new_v4().to_string();
             let span = tracing::info_span!("request", request_id = %request_id, method = %req.method(), path = %req.uri().path());
-            let _ = &span;
-            let mut response = match endpoint.call(req).await {
+            let mut response = match tracing::Instrument::instrument(endpoint.call(req), span).await {
                 Ok(response) => response,
                 Err(error) => into_json_response(error),
             };

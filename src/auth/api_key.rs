@@ -13,7 +13,7 @@ pub const KEY_PREFIX: &str = "pt_";
 pub const SHOWN_PREFIX_LEN: usize = 11;
 /// How long a node trusts its cached view of a key. Revocation is immediate on the node that
 /// handles it and reaches the other nodes within this time.
-pub const CACHE_TTL: Duration = Duration::from_secs(5);
+pub const CACHE_TTL: Duration = Duration::from_secs(2);
 
 /// What a valid key tells a request about its caller.
 #[derive(Debug, Clone)]
