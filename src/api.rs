@@ -108,7 +108,7 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
         .nest("/", service)
         .nest("/docs", docs)
         .at("/openapi.json", spec)
-        .with(RateLimit { state: state.clone() })
+        .with(RateLimit::new(state))
         .around(|endpoint, mut req| async move {
             if let Err(error) = cap_body(&mut req) {
                 return Ok(error.as_response());

@@ -6,10 +6,14 @@ use crate::{
     error::{into_json_response, ApiError},
     state::AppState,
 };
+use lease::LeasedWindows;
+use std::sync::Arc;
 use poem::{
     http::{header, HeaderValue, StatusCode},
     Endpoint, IntoResponse, Middleware, Request, Response,
 };
+
+pub mod lease;
 
 pub const WINDOW_SECS: u64 = 60;
 
@@ -18,19 +22,28 @@ const EXEMPT: &[&str] = &["/healthz", "/readyz"];
 
 pub struct RateLimit {
     pub state: AppState,
+    pub windows: Arc<LeasedWindows>,
+}
+
+impl RateLimit {
+    pub fn new(state: &AppState) -> Self {
+        let leasing = state.hot.redis.is_some();
+        Self { state: state.clone(), windows: Arc::new(LeasedWindows::new(state.hot.limits.clone(), leasing)) }
+    }
 }
 
 impl<E: Endpoint> Middleware<E> for RateLimit {
     type Output = RateLimitEndpoint<E>;
 
     fn transform(&self, inner: E) -> Self::Output {
-        RateLimitEndpoint { inner, state: self.state.clone() }
+        RateLimitEndpoint { inner, state: self.state.clone(), windows: self.windows.clone() }
     }
 }
 
 pub struct RateLimitEndpoint<E> {
     inner: E,
     state: AppState,
+    windows: Arc<LeasedWindows>,
 }
 
 impl<E: Endpoint> Endpoint for RateLimitEndpoint<E> {
@@ -48,7 +61,7 @@ impl<E: Endpoint> Endpoint for RateLimitEndpoint<E> {
             return Ok(respond(self.inner.call(req).await.map(IntoResponse::into_response)));
         }
 
-        let window = match self.state.hot.limits.hit(&bucket, WINDOW_SECS, self.state.now()).await {
+        let window = match self.windows.hit(&bucket, limit, WINDOW_SECS, self.state.now()).await {
             Ok(window) => Some(window),
             Err(error) => {
                 // Failing open keeps the game running while the hot store recovers; readiness

@@ -20,15 +20,17 @@ async fn limits_count_per_bucket_and_window() {
     for (name, store) in stores().await {
         let start = Utc.with_ymd_and_hms(2026, 11, 21, 10, 0, 10).unwrap();
         for expected in 1..=3 {
-            let window = store.limits.hit("a", 60, start).await.unwrap();
+            let window = store.limits.hit("a", 1, 60, start).await.unwrap();
             assert_eq!(window.count, expected, "{name}");
             assert_eq!(window.resets_in_secs, 50, "{name}");
         }
-        assert_eq!(store.limits.hit("b", 60, start).await.unwrap().count, 1, "{name}: buckets are separate");
+        assert_eq!(store.limits.hit("b", 1, 60, start).await.unwrap().count, 1, "{name}: buckets are separate");
         let next = start + Duration::seconds(55);
-        let window = store.limits.hit("a", 60, next).await.unwrap();
+        let window = store.limits.hit("a", 1, 60, next).await.unwrap();
         assert_eq!(window.count, 1, "{name}: a new window starts from zero");
         assert_eq!(window.resets_in_secs, 55, "{name}");
+        let window = store.limits.hit("a", 10, 60, next).await.unwrap();
+        assert_eq!(window.count, 11, "{name}: a cost counts as that many requests");
     }
 }
 
@@ -41,7 +43,7 @@ async fn limits_are_exact_under_concurrency() {
         for _ in 0..50 {
             let store = store.clone();
             let bucket = bucket.clone();
-            tasks.push(tokio::spawn(async move { store.limits.hit(&bucket, 3600, now).await.unwrap().count }));
+            tasks.push(tokio::spawn(async move { store.limits.hit(&bucket, 1, 3600, now).await.unwrap().count }));
         }
         let mut counts = Vec::new();
         for task in tasks {

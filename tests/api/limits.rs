@@ -63,3 +63,44 @@ async fn two_nodes_share_accounts_keys_and_rate_windows() {
     }
     assert_eq!(statuses, vec![200, 200, 200, 200, 429, 429], "one window across both nodes");
 }
+
+#[tokio::test]
+async fn leased_windows_never_admit_more_than_the_limit_across_nodes() {
+    if !services_backend() {
+        return;
+    }
+    // A limit of 1,000 leases 10 positions at a time; two nodes hammering one key together
+    // must still admit at most 1,000 in the window.
+    let first = spawn_app_with(|s| s.rate_limit_per_minute = 1000).await;
+    let second = spawn_on(first.backend.clone(), |s| s.rate_limit_per_minute = 1000).await;
+    let (_token, _game_id, key) = first.game_with_key().await;
+    // Keep the whole run inside one window: move both clocks past a close minute boundary.
+    let second_of_minute = chrono::Utc::now().timestamp() % 60;
+    if second_of_minute > 40 {
+        let skip = chrono::Duration::seconds(62 - second_of_minute);
+        first.clock.advance(skip);
+        second.clock.advance(skip);
+    }
+    let mut tasks = Vec::new();
+    for node in [&first, &second] {
+        for _ in 0..8 {
+            let client = node.client.clone();
+            let url = node.url("/v1/config");
+            let key = key.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut admitted = 0u32;
+                for _ in 0..150 {
+                    let status = client.get(&url).header("x-game-api-key", &key).send().await.unwrap().status();
+                    admitted += (status == 200) as u32;
+                }
+                admitted
+            }));
+        }
+    }
+    let mut admitted = 0;
+    for task in tasks {
+        admitted += task.await.unwrap();
+    }
+    assert!(admitted <= 1000, "admitted {admitted} of 2,400 with a limit of 1,000");
+    assert!(admitted >= 1000 - 2 * 10, "at most one lease per node lost: admitted {admitted}");
+}

@@ -16,7 +16,7 @@ pub struct MemoryStore {
 
 #[async_trait]
 impl Limits for MemoryStore {
-    async fn hit(&self, bucket: &str, window_secs: u64, now: DateTime<Utc>) -> Result<WindowCount, HotError> {
+    async fn hit(&self, bucket: &str, cost: u64, window_secs: u64, now: DateTime<Utc>) -> Result<WindowCount, HotError> {
         let (window, resets_in_secs) = window_of(now, window_secs);
         let mut windows = self.windows.lock();
         if windows.len() >= SWEEP_AT {
@@ -26,7 +26,7 @@ impl Limits for MemoryStore {
         if entry.0 != window {
             *entry = (window, 0);
         }
-        entry.1 += 1;
+        entry.1 += cost;
         Ok(WindowCount { count: entry.1, resets_in_secs })
     }
 }

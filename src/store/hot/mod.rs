@@ -28,8 +28,9 @@ pub struct WindowCount {
 /// Fixed-window request counters, shared by every node when Redis is on.
 #[async_trait]
 pub trait Limits: Send + Sync {
-    /// Counts one request for `bucket` in the `window_secs`-long window that contains `now`.
-    async fn hit(&self, bucket: &str, window_secs: u64, now: DateTime<Utc>) -> Result<WindowCount, HotError>;
+    /// Counts `cost` requests for `bucket` in the `window_secs`-long window that contains
+    /// `now`; the answer's `count` includes them.
+    async fn hit(&self, bucket: &str, cost: u64, window_secs: u64, now: DateTime<Utc>) -> Result<WindowCount, HotError>;
 }
 
 /// Named mutual-exclusion leases with an expiry (alert cooldowns, period archiving).

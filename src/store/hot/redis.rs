@@ -40,10 +40,10 @@ impl RedisHandle {
     }
 }
 
-/// INCR the window counter and give it an expiry on first use, in one step.
+/// Add to the window counter and give it an expiry on first use, in one step.
 const HIT_SCRIPT: &str = r#"
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count == tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return count
 "#;
 
@@ -60,12 +60,12 @@ impl RedisStore {
 
 #[async_trait]
 impl Limits for RedisStore {
-    async fn hit(&self, bucket: &str, window_secs: u64, now: DateTime<Utc>) -> Result<WindowCount, HotError> {
+    async fn hit(&self, bucket: &str, cost: u64, window_secs: u64, now: DateTime<Utc>) -> Result<WindowCount, HotError> {
         let (window, resets_in_secs) = window_of(now, window_secs);
         let key = self.handle.key(&format!("rl:{bucket}:{window}"));
         let count: i64 = self
             .hit_script
-            .evalsha_with_reload(self.handle.pool.next(), vec![key], vec![(window_secs * 2).to_string()])
+            .evalsha_with_reload(self.handle.pool.next(), vec![key], vec![(window_secs * 2).to_string(), cost.max(1).to_string()])
             .await?;
         Ok(WindowCount { count: count.max(0) as u64, resets_in_secs })
     }
