@@ -2,7 +2,6 @@
 //! the one function that builds the routed service with its middleware.
 use crate::{
     accounts::api::AuthApi,
-    config::api::ConfigApi,
     error::into_json_response,
     games::{api::GamesApi, keys_api::ApiKeysApi},
     health::HealthApi,
@@ -80,7 +79,7 @@ pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, (
             AuthApi { state: state.clone() },
             GamesApi { state: state.clone() },
             ApiKeysApi { state: state.clone() },
-            ConfigApi { state: state.clone() },
+            crate::config::apis(state),
         ),
         crate::events::apis(state),
         crate::leaderboards::apis(state),
@@ -135,19 +134,22 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
 /// Refuses bodies announced above `MAX_BODY_BYTES` with 413, and cuts streamed (chunked)
 /// bodies at the cap so they can never grow without bound.
 fn cap_body(req: &mut poem::Request) -> Result<(), ApiError> {
+    let route_limit = crate::saves::body_limit(req.method(), req.uri().path());
+    let limit = route_limit.unwrap_or(MAX_BODY_BYTES);
     let announced = req
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     match announced {
-        Some(length) if length > MAX_BODY_BYTES => {
-            Err(ApiError::payload_too_large("Request body too large (limit 1 MiB)"))
-        }
+        Some(length) if length > limit => Err(match route_limit {
+            Some(_) => crate::saves::body_too_large(),
+            None => ApiError::payload_too_large("Request body too large (limit 1 MiB)"),
+        }),
         Some(_) => Ok(()),
         None => {
             if req.headers().contains_key(header::TRANSFER_ENCODING) {
-                let body = req.take_body().into_async_read().take(MAX_BODY_BYTES as u64 + 1);
+                let body = req.take_body().into_async_read().take(limit as u64 + 1);
                 req.set_body(poem::Body::from_async_read(body));
             }
             Ok(())

@@ -3,8 +3,10 @@ pub mod prelude;
 
 pub mod api_keys;
 pub mod events;
+pub mod game_configs;
 pub mod game_members;
 pub mod games;
 pub mod password_reset_tokens;
+pub mod saves;
 pub mod settings;
 pub mod users;

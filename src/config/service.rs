@@ -1,0 +1,164 @@
+//! Storing a game's config, and the per-node cache that answers `GET /v1/config`.
+//!
+//! The cache keeps, per game, the finished response body and its ETag for `CACHE_TTL`. A change
+//! made through this node empties its entry at once; other nodes notice within `CACHE_TTL`
+//! (they never hold an entry longer), so a game polling any node sees a change within a second.
+use super::json_text::quoted;
+use crate::{api::timestamp, error::ApiError, state::AppState};
+use chrono::{DateTime, Duration, Utc};
+use entity::game_configs;
+use parking_lot::Mutex;
+use bytes::Bytes;
+use sea_orm::{sea_query::OnConflict, ActiveValue::Set, EntityTrait};
+use serde_json::Value;
+use std::{
+    collections::HashMap,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc,
+    },
+};
+use uuid::Uuid;
+
+/// Largest config accepted, measured as the compact JSON serialization of `values`.
+pub const MAX_CONFIG_BYTES: usize = 256 * 1024;
+/// How long a node serves a config from memory before reading the cold store again.
+pub const CACHE_TTL: Duration = Duration::seconds(1);
+/// Entries kept before expired ones are swept.
+const SWEEP_AT: usize = 10_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("values must be a JSON object")]
+    NotAnObject,
+    #[error("Config too large (limit 256 KiB)")]
+    TooLarge { received: usize },
+}
+
+impl From<ConfigError> for ApiError {
+    fn from(error: ConfigError) -> Self {
+        match error {
+            ConfigError::NotAnObject => ApiError::bad_request(error.to_string()),
+            ConfigError::TooLarge { received } => ApiError::payload_too_large(error.to_string())
+                .with("limit", MAX_CONFIG_BYTES)
+                .with("received", received),
+        }
+    }
+}
+
+/// A game's config as stored: compact JSON object text, and when it was last set (`None`:
+/// never, the config is the empty object).
+pub struct StoredConfig {
+    pub values_json: String,
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+impl StoredConfig {
+    pub fn values(&self) -> Result<Value, ApiError> {
+        serde_json::from_str(&self.values_json).map_err(ApiError::internal)
+    }
+}
+
+/// Checks `values` and turns it into the text that is stored.
+pub fn parse_values(values: &Value) -> Result<String, ConfigError> {
+    if !values.is_object() {
+        return Err(ConfigError::NotAnObject);
+    }
+    let text = values.to_string();
+    if text.len() > MAX_CONFIG_BYTES {
+        return Err(ConfigError::TooLarge { received: text.len() });
+    }
+    Ok(text)
+}
+
+pub async fn load(state: &AppState, game_id: Uuid) -> Result<StoredConfig, ApiError> {
+    let row = game_configs::Entity::find_by_id(game_id).one(&state.db).await?;
+    Ok(match row {
+        Some(row) => StoredConfig { values_json: row.values_json, updated_at: Some(row.updated_at) },
+        None => StoredConfig { values_json: "{}".into(), updated_at: None },
+    })
+}
+
+/// Replaces the game's config with `values_json` in one upsert, and forgets this node's copy.
+#[tracing::instrument(skip_all, fields(game_id = %game_id))]
+pub async fn store(state: &AppState, cache: &ConfigCache, game_id: Uuid, values_json: String) -> Result<StoredConfig, ApiError> {
+    let now = state.now();
+    let row = game_configs::ActiveModel {
+        game_id: Set(game_id),
+        values_json: Set(values_json.clone()),
+        updated_at: Set(now),
+    };
+    game_configs::Entity::insert(row)
+        .on_conflict(
+            OnConflict::column(game_configs::Column::GameId)
+                .update_columns([game_configs::Column::ValuesJson, game_configs::Column::UpdatedAt])
+                .to_owned(),
+        )
+        .exec_without_returning(&state.db)
+        .await?;
+    cache.forget(game_id);
+    Ok(StoredConfig { values_json, updated_at: Some(now) })
+}
+
+/// What `GET /v1/config` answers for one game: the whole body, ready to send, and its ETag.
+pub struct Published {
+    pub body: Bytes,
+    pub etag: String,
+    fetched_at: DateTime<Utc>,
+}
+
+impl Published {
+    fn new(config: StoredConfig, fetched_at: DateTime<Utc>) -> Self {
+        let updated_at = config.updated_at.map(|at| quoted(&timestamp(at))).unwrap_or_else(|| "null".into());
+        let body = format!(r#"{{"config":{},"updated_at":{updated_at}}}"#, config.values_json);
+        // The body decides the tag, so equal answers share it on every node and across restarts.
+        let etag = format!("\"{}\"", &crate::auth::sha256_hex(&body)[..32]);
+        Self { body: Bytes::from(body), etag, fetched_at }
+    }
+
+    /// True when an `If-None-Match` header value names this version (weak comparison, `*`
+    /// matches any, as RFC 9110 asks for GET).
+    pub fn matches(&self, if_none_match: &str) -> bool {
+        if_none_match
+            .split(',')
+            .map(str::trim)
+            .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == self.etag)
+    }
+}
+
+/// Per-node cache of published configs.
+#[derive(Default)]
+pub struct ConfigCache {
+    entries: Mutex<HashMap<Uuid, Arc<Published>>>,
+    /// Bumped by every change made through this node: a read that started before a change
+    /// does not put what it read into the cache.
+    generation: AtomicU64,
+}
+
+impl ConfigCache {
+    pub async fn get(&self, state: &AppState, game_id: Uuid) -> Result<Arc<Published>, ApiError> {
+        let now = state.now();
+        if let Some(entry) = self.entries.lock().get(&game_id) {
+            let age = now - entry.fetched_at;
+            if age >= Duration::zero() && age < CACHE_TTL {
+                return Ok(entry.clone());
+            }
+        }
+        let generation = self.generation.load(Ordering::Acquire);
+        let published = Arc::new(Published::new(load(state, game_id).await?, now));
+        let mut entries = self.entries.lock();
+        if self.generation.load(Ordering::Acquire) == generation {
+            if entries.len() >= SWEEP_AT {
+                entries.retain(|_, entry| now - entry.fetched_at < CACHE_TTL);
+            }
+            entries.insert(game_id, published.clone());
+        }
+        Ok(published)
+    }
+
+    pub fn forget(&self, game_id: Uuid) {
+        let mut entries = self.entries.lock();
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        entries.remove(&game_id);
+    }
+}
