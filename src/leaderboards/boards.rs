@@ -171,6 +171,43 @@ pub async fn find(state: &AppState, game_id: Uuid, name: &BoardName) -> Result<O
     Ok(model.map(|model| Board { model }))
 }
 
+/// How long a node trusts its cached copy of a definition for reads. Changes made on this node
+/// apply at once; changes made on another node reach this one's reads within this time.
+pub const READ_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(2);
+
+type CacheKey = (Uuid, String);
+/// Definitions recently read by this process, so ranked reads cost no cold-store round trip.
+/// Keyed by game id (unique across instances), so apps sharing a process never mix.
+static READ_CACHE: std::sync::LazyLock<parking_lot::Mutex<std::collections::HashMap<CacheKey, (Board, std::time::Instant)>>> =
+    std::sync::LazyLock::new(Default::default);
+const READ_CACHE_MAX: usize = 10_000;
+
+/// Like `find`, through the short per-node cache: for reads only.
+pub async fn find_cached(state: &AppState, game_id: Uuid, name: &BoardName) -> Result<Option<Board>, LeaderboardError> {
+    let key = (game_id, name.as_str().to_string());
+    if let Some((board, at)) = READ_CACHE.lock().get(&key) {
+        if at.elapsed() < READ_CACHE_TTL {
+            return Ok(Some(board.clone()));
+        }
+    }
+    let found = find(state, game_id, name).await?;
+    if let Some(board) = &found {
+        let mut cache = READ_CACHE.lock();
+        if cache.len() >= READ_CACHE_MAX {
+            cache.retain(|_, (_, at)| at.elapsed() < READ_CACHE_TTL);
+            if cache.len() >= READ_CACHE_MAX {
+                cache.clear();
+            }
+        }
+        cache.insert(key, (board.clone(), std::time::Instant::now()));
+    }
+    Ok(found)
+}
+
+fn forget(game_id: Uuid, name: &BoardName) {
+    READ_CACHE.lock().remove(&(game_id, name.as_str().to_string()));
+}
+
 pub async fn get(state: &AppState, game_id: Uuid, name: &BoardName) -> Result<Board, LeaderboardError> {
     find(state, game_id, name).await?.ok_or(LeaderboardError::NoSuchBoard)
 }
@@ -330,6 +367,7 @@ pub async fn update(state: &AppState, game_id: Uuid, name: &BoardName, change: C
         ..Default::default()
     };
     let model = leaderboards::Entity::update(updated).exec(&state.db).await?;
+    forget(game_id, name);
     Ok(Board { model })
 }
 
@@ -351,6 +389,7 @@ pub async fn delete(state: &AppState, game_id: Uuid, name: &BoardName) -> Result
         .exec(&state.db)
         .await?;
     leaderboards::Entity::delete_by_id(board.id()).exec(&state.db).await?;
+    forget(game_id, name);
     let hot = board.hot(&board.current_period(now), now);
     state.hot.leaderboards.expire(&hot, 0, now).await?;
     Ok(())

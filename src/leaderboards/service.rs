@@ -329,7 +329,7 @@ pub async fn page(
     limit: u64,
 ) -> Result<Page, LeaderboardError> {
     let now = state.now();
-    let board = boards::find(state, game_id, name).await?;
+    let board = boards::find_cached(state, game_id, name).await?;
     let period = read_period(board.as_ref(), requested_period, now)?;
     let Some(board) = board else {
         return Ok(Page { period, total: 0, entries: Vec::new() });
@@ -385,7 +385,7 @@ pub async fn around(
     radius: u64,
 ) -> Result<Around, LeaderboardError> {
     let now = state.now();
-    let board = boards::find(state, game_id, name).await?;
+    let board = boards::find_cached(state, game_id, name).await?;
     let period = read_period(board.as_ref(), requested_period, now)?;
     let no_entry = LeaderboardError::NoSuchEntry("This player has no entry on this leaderboard");
     let Some(board) = board else {
