@@ -1,12 +1,44 @@
 //! Leaderboards: score submission, ranked reads, periods and archives, moderation.
+//!
+//! - `api.rs`: game side (`/v1/leaderboards`, API key); `admin_api.rs`: dashboard definitions
+//!   and moderation (`/v1/games/{game_id}/leaderboards`, JWT).
+//! - `boards.rs`: definitions; `period.rs`: period keys; `service.rs`: submissions, reads and
+//!   rebuilds; `moderation.rs`: bans and approvals; `archive.rs`: the worker's archiving.
+//! - The ranking itself lives in the hot store (`store::hot::leaderboards`), with the cold
+//!   store holding every entry so it can always be rebuilt.
 use crate::state::AppState;
 
+pub mod admin_api;
+pub mod api;
+pub mod archive;
+pub mod boards;
+pub mod error;
+pub mod moderation;
+pub mod period;
+pub mod score;
+pub mod service;
+
+pub use archive::archive_finished_periods;
+
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
-pub fn apis(_state: &AppState) -> impl poem_openapi::OpenApi {
-    crate::api::NoApi
+pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
+    (
+        api::LeaderboardsApi { state: state.clone() },
+        admin_api::LeaderboardAdminApi { state: state.clone() },
+    )
 }
 
-/// Adds this feature's scheduled jobs to the worker.
-pub async fn schedule(_scheduler: &tokio_cron_scheduler::JobScheduler, _state: &AppState) -> anyhow::Result<()> {
+/// Adds this feature's scheduled jobs to the worker: archiving finished periods every minute.
+pub async fn schedule(scheduler: &tokio_cron_scheduler::JobScheduler, state: &AppState) -> anyhow::Result<()> {
+    let state = state.clone();
+    let job = tokio_cron_scheduler::Job::new_repeated_async(archive::ARCHIVE_EVERY, move |_id, _scheduler| {
+        let state = state.clone();
+        Box::pin(async move {
+            if let Err(error) = archive_finished_periods(&state).await {
+                tracing::warn!(error = %error, "archiving leaderboard periods failed");
+            }
+        })
+    })?;
+    scheduler.add(job).await?;
     Ok(())
 }

@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
+pub mod leaderboards;
 pub mod memory;
 pub mod redis;
 
@@ -47,6 +48,7 @@ pub trait Locks: Send + Sync {
 pub struct HotStore {
     pub limits: Arc<dyn Limits>,
     pub locks: Arc<dyn Locks>,
+    pub leaderboards: Arc<dyn leaderboards::Leaderboards>,
     /// `Some` when Redis backs this store (used by readiness checks).
     pub redis: Option<redis::RedisHandle>,
 }
@@ -54,13 +56,23 @@ pub struct HotStore {
 impl HotStore {
     pub fn in_process() -> Self {
         let store = Arc::new(memory::MemoryStore::default());
-        Self { limits: store.clone(), locks: store, redis: None }
+        Self {
+            limits: store.clone(),
+            locks: store,
+            leaderboards: Arc::new(leaderboards::memory::MemoryLeaderboards::default()),
+            redis: None,
+        }
     }
 
     pub async fn connect_redis(url: &str, prefix: &str) -> Result<Self, HotError> {
         let handle = redis::RedisHandle::connect(url, prefix).await?;
         let store = Arc::new(redis::RedisStore::new(handle.clone()));
-        Ok(Self { limits: store.clone(), locks: store, redis: Some(handle) })
+        Ok(Self {
+            limits: store.clone(),
+            locks: store,
+            leaderboards: Arc::new(leaderboards::redis::RedisLeaderboards::new(handle.clone())),
+            redis: Some(handle),
+        })
     }
 
     /// True when the hot store answers.

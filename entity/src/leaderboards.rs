@@ -1,0 +1,42 @@
+use sea_orm::entity::prelude::*;
+
+/// A board definition. `score_order` is `higher` or `lower` (which score is better); `period`
+/// is `daily`, `weekly`, `monthly` or `all_time`; `open_period` is the newest period key that
+/// has received a score (the worker archives periods once they are over).
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "leaderboards")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub game_id: Uuid,
+    pub board_name: String,
+    pub score_order: String,
+    pub period: String,
+    pub auto_reset_at: Option<DateTimeUtc>,
+    #[sea_orm(column_type = "Double", nullable)]
+    pub min_score: Option<f64>,
+    #[sea_orm(column_type = "Double", nullable)]
+    pub max_score: Option<f64>,
+    pub open_period: Option<String>,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {
+    #[sea_orm(
+        belongs_to = "super::games::Entity",
+        from = "Column::GameId",
+        to = "super::games::Column::Id",
+        on_delete = "Cascade"
+    )]
+    Games,
+}
+
+impl Related<super::games::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Games.def()
+    }
+}
+
+impl ActiveModelBehavior for ActiveModel {}

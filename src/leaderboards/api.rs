@@ -1,0 +1,240 @@
+//! `/v1/leaderboards` (API key): submit scores, read ranked boards, a player's standing.
+use super::{
+    boards::{BoardName, PlayerId},
+    error::LeaderboardError,
+    score::Score,
+    service::{self, Ranked, Standing, Submission},
+};
+use crate::{api::ApiTags, auth::ApiKeyAuth, state::AppState};
+use poem_openapi::{
+    param::{Path, Query},
+    payload::Json,
+    Object, OpenApi,
+};
+use serde_json::Value;
+
+/// Entries a board read returns unless `limit` says otherwise, and the most it returns.
+pub const DEFAULT_LIMIT: u64 = 50;
+pub const MAX_LIMIT: u64 = 100;
+/// Neighbours either side of a player unless `around` says otherwise, and the most allowed.
+pub const DEFAULT_AROUND: u64 = 5;
+pub const MAX_AROUND: u64 = 50;
+
+pub struct LeaderboardsApi {
+    pub state: AppState,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct SubmitScore {
+    /// The board, up to 255 characters. A board with no definition is created with the
+    /// defaults (higher is better, all-time).
+    pub board_name: String,
+    /// 1 to 128 characters.
+    pub player_id: String,
+    /// Any finite number.
+    pub score: Score,
+    /// Display name, up to 128 characters.
+    pub player_name: Option<String>,
+    /// An object stored with the entry (up to 4 KiB as JSON).
+    pub metadata: Option<Value>,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct SubmitEntry {
+    /// Optional; when given it must match the path.
+    pub board_name: Option<String>,
+    /// 1 to 128 characters.
+    pub player_id: String,
+    /// Any finite number.
+    pub score: Score,
+    /// Display name, up to 128 characters.
+    pub player_name: Option<String>,
+    /// An object stored with the entry (up to 4 KiB as JSON).
+    pub metadata: Option<Value>,
+}
+
+/// The player's entry as it stands after a submission.
+#[derive(Object)]
+pub struct SubmittedEntry {
+    pub board_name: String,
+    pub player_id: String,
+    pub player_name: Option<String>,
+    pub score: Score,
+    pub metadata: Value,
+    /// Position on the board, 1 first; null while the entry is suspicious.
+    pub rank: Option<u64>,
+    pub updated_at: String,
+    /// False when a worse or equal score left the stored entry unchanged.
+    pub updated: bool,
+    /// `ok`, or `suspicious` when the score is outside the board's bounds: it is then kept off
+    /// the public board until a moderator approves it.
+    pub status: String,
+}
+
+#[derive(Object)]
+pub struct LeaderboardEntry {
+    /// Position on the board, 1 first. Equal scores rank by who reached them first.
+    pub rank: u64,
+    pub player_id: String,
+    pub player_name: Option<String>,
+    pub score: Score,
+    pub metadata: Value,
+    pub updated_at: String,
+}
+
+#[derive(Object)]
+pub struct LeaderboardPage {
+    pub board_name: String,
+    /// The same as `board_name`.
+    pub leaderboard: String,
+    /// The period read: `YYYY-MM-DD`, `YYYY-Www`, `YYYY-MM`, `all_time` or `since-...`.
+    pub period: String,
+    /// Entries on the board in this period.
+    pub total: u64,
+    pub limit: u64,
+    pub offset: u64,
+    /// Ordered by rank.
+    pub entries: Vec<LeaderboardEntry>,
+}
+
+#[derive(Object)]
+pub struct PlayerStanding {
+    pub board_name: String,
+    pub period: String,
+    /// Entries on the board in this period.
+    pub total: u64,
+    /// The player's rank.
+    pub rank: u64,
+    /// The player's entry.
+    pub entry: LeaderboardEntry,
+    /// The player's neighbours and the player, ordered by rank.
+    pub entries: Vec<LeaderboardEntry>,
+}
+
+pub fn entry_view(ranked: Ranked) -> LeaderboardEntry {
+    LeaderboardEntry {
+        rank: ranked.rank,
+        player_id: ranked.entry.player_id,
+        player_name: ranked.entry.player_name,
+        score: Score(ranked.entry.score),
+        metadata: ranked.entry.metadata,
+        updated_at: ranked.entry.updated_at,
+    }
+}
+
+pub fn submitted_view(board_name: &BoardName, standing: Standing) -> SubmittedEntry {
+    SubmittedEntry {
+        board_name: board_name.as_str().to_string(),
+        player_id: standing.entry.player_id,
+        player_name: standing.entry.player_name,
+        score: Score(standing.entry.score),
+        metadata: standing.entry.metadata,
+        rank: standing.rank,
+        updated_at: standing.entry.updated_at,
+        updated: standing.updated,
+        status: standing.status.to_string(),
+    }
+}
+
+/// `limit` and `offset` of a paged read: 400 outside 1..=100 and 0.. respectively.
+pub fn paging(limit: Option<i64>, offset: Option<i64>) -> Result<(u64, u64), LeaderboardError> {
+    let limit = match limit {
+        None => DEFAULT_LIMIT,
+        Some(limit) if (1..=MAX_LIMIT as i64).contains(&limit) => limit as u64,
+        Some(_) => return Err(LeaderboardError::invalid("limit must be an integer from 1 to 100")),
+    };
+    let offset = match offset {
+        None => 0,
+        Some(offset) if offset >= 0 => offset as u64,
+        Some(_) => return Err(LeaderboardError::invalid("offset must be a non-negative integer")),
+    };
+    Ok((limit, offset))
+}
+
+#[OpenApi(prefix_path = "/v1/leaderboards", tag = "ApiTags::Leaderboards")]
+impl LeaderboardsApi {
+    /// Submit a score. Only a better score (higher, or lower on a lower-is-better board)
+    /// replaces the player's stored one; the answer is the entry as it stands, with its rank.
+    #[oai(path = "/", method = "post", operation_id = "submitScore")]
+    async fn submit(&self, auth: ApiKeyAuth, body: Json<SubmitScore>) -> poem::Result<Json<SubmittedEntry>> {
+        let body = body.0;
+        let name = BoardName::parse(&body.board_name)?;
+        let submission = Submission::parse(&body.player_id, body.player_name, body.score.0, body.metadata)?;
+        let standing = service::submit(&self.state, auth.0.game_id, &name, submission).await?;
+        Ok(Json(submitted_view(&name, standing)))
+    }
+
+    /// Submit a score to the board in the path (same rules as `POST /v1/leaderboards`).
+    #[oai(path = "/:board_name/entries", method = "post", operation_id = "submitBoardEntry")]
+    async fn submit_entry(&self, auth: ApiKeyAuth, board_name: Path<String>, body: Json<SubmitEntry>) -> poem::Result<Json<SubmittedEntry>> {
+        let body = body.0;
+        let name = BoardName::parse(&board_name.0)?;
+        if body.board_name.as_deref().is_some_and(|given| given != name.as_str()) {
+            return Err(LeaderboardError::invalid("board_name in the body does not match the path").into());
+        }
+        let submission = Submission::parse(&body.player_id, body.player_name, body.score.0, body.metadata)?;
+        let standing = service::submit(&self.state, auth.0.game_id, &name, submission).await?;
+        Ok(Json(submitted_view(&name, standing)))
+    }
+
+    /// Read a board, ranked 1..n (ties: who reached the score first ranks higher). Reads the
+    /// current period unless `period` names another (e.g. yesterday's `2026-11-20`).
+    #[oai(path = "/:board_name", method = "get", operation_id = "getLeaderboard")]
+    async fn get(
+        &self,
+        auth: ApiKeyAuth,
+        board_name: Path<String>,
+        /// Entries to return, 1 to 100 (default 50).
+        limit: Query<Option<i64>>,
+        /// Entries to skip (default 0).
+        offset: Query<Option<i64>>,
+        /// A period key; default the current period.
+        period: Query<Option<String>>,
+    ) -> poem::Result<Json<LeaderboardPage>> {
+        let name = BoardName::parse(&board_name.0)?;
+        let (limit, offset) = paging(limit.0, offset.0)?;
+        let page = service::page(&self.state, auth.0.game_id, &name, period.0.as_deref(), offset, limit).await?;
+        Ok(Json(LeaderboardPage {
+            board_name: name.as_str().to_string(),
+            leaderboard: name.as_str().to_string(),
+            period: page.period,
+            total: page.total,
+            limit,
+            offset,
+            entries: page.entries.into_iter().map(entry_view).collect(),
+        }))
+    }
+
+    /// A player's rank on a board and the entries around it (`around` either side, default 5,
+    /// at most 50). 404 when the player has no entry in the period.
+    #[oai(path = "/:board_name/players/:player_id", method = "get", operation_id = "getPlayerStanding")]
+    async fn standing(
+        &self,
+        auth: ApiKeyAuth,
+        board_name: Path<String>,
+        player_id: Path<String>,
+        /// Neighbours either side, 0 to 50 (default 5).
+        around: Query<Option<i64>>,
+        /// A period key; default the current period.
+        period: Query<Option<String>>,
+    ) -> poem::Result<Json<PlayerStanding>> {
+        let name = BoardName::parse(&board_name.0)?;
+        let player = PlayerId::parse(&player_id.0)?;
+        let radius = match around.0 {
+            None => DEFAULT_AROUND,
+            Some(radius) if (0..=MAX_AROUND as i64).contains(&radius) => radius as u64,
+            Some(_) => return Err(LeaderboardError::invalid("around must be an integer from 0 to 50").into()),
+        };
+        let found = service::around(&self.state, auth.0.game_id, &name, &player, period.0.as_deref(), radius).await?;
+        Ok(Json(PlayerStanding {
+            board_name: name.as_str().to_string(),
+            period: found.period,
+            total: found.total,
+            rank: found.player.rank,
+            entry: entry_view(found.player),
+            entries: found.entries.into_iter().map(entry_view).collect(),
+        }))
+    }
+}

@@ -1,0 +1,396 @@
+//! Board definitions: the parsed names and settings, lookups, and the dashboard's create,
+//! change and delete. A score sent to a board with no definition creates it with defaults.
+use super::{
+    error::LeaderboardError,
+    period::{PeriodKind, PeriodRule},
+};
+use crate::{state::AppState, store::hot::leaderboards::HotBoard};
+use chrono::{DateTime, Duration, Utc};
+use entity::{leaderboard_bans, leaderboard_entries, leaderboards};
+use sea_orm::{
+    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, QueryFilter,
+    QueryOrder, Statement,
+};
+use uuid::Uuid;
+
+/// Longest board name (interface section 8).
+pub const MAX_BOARD_NAME_CHARS: usize = 255;
+/// Longest player id and display name.
+pub const MAX_PLAYER_ID_CHARS: usize = 128;
+pub const MAX_PLAYER_NAME_CHARS: usize = 128;
+/// How long a period's hot copy outlives the period, for requests still in flight at the
+/// boundary; archived periods are read from the cold store.
+pub const HOT_GRACE: Duration = Duration::hours(1);
+
+/// A board name: 1 to 255 characters, no control characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardName(String);
+
+impl BoardName {
+    pub fn parse(raw: &str) -> Result<Self, LeaderboardError> {
+        let length = raw.chars().count();
+        if length == 0 || length > MAX_BOARD_NAME_CHARS || raw.chars().any(char::is_control) {
+            return Err(LeaderboardError::invalid("board_name must be 1 to 255 characters without control characters"));
+        }
+        Ok(Self(raw.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A player id: 1 to 128 characters, no control characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerId(String);
+
+impl PlayerId {
+    pub fn parse(raw: &str) -> Result<Self, LeaderboardError> {
+        let length = raw.chars().count();
+        if length == 0 || length > MAX_PLAYER_ID_CHARS || raw.chars().any(char::is_control) {
+            return Err(LeaderboardError::invalid("player_id must be 1 to 128 characters without control characters"));
+        }
+        Ok(Self(raw.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Which score wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScoreOrder {
+    Higher,
+    Lower,
+}
+
+impl ScoreOrder {
+    pub fn parse(raw: &str) -> Result<Self, LeaderboardError> {
+        match raw {
+            "higher" => Ok(Self::Higher),
+            "lower" => Ok(Self::Lower),
+            _ => Err(LeaderboardError::invalid("order must be higher or lower")),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Higher => "higher",
+            Self::Lower => "lower",
+        }
+    }
+}
+
+pub fn parse_period(raw: &str) -> Result<PeriodKind, LeaderboardError> {
+    PeriodKind::parse(raw).ok_or_else(|| LeaderboardError::invalid("period must be daily, weekly, monthly or all_time"))
+}
+
+/// A board as stored, with its settings read.
+#[derive(Debug, Clone)]
+pub struct Board {
+    pub model: leaderboards::Model,
+}
+
+impl Board {
+    pub fn id(&self) -> Uuid {
+        self.model.id
+    }
+
+    pub fn name(&self) -> &str {
+        &self.model.board_name
+    }
+
+    pub fn lower_is_better(&self) -> bool {
+        self.model.score_order == ScoreOrder::Lower.as_str()
+    }
+
+    pub fn rule(&self) -> PeriodRule {
+        PeriodRule {
+            kind: PeriodKind::parse(&self.model.period).unwrap_or(PeriodKind::AllTime),
+            auto_reset_at: self.model.auto_reset_at,
+        }
+    }
+
+    pub fn current_period(&self, now: DateTime<Utc>) -> String {
+        self.rule().key_at(now)
+    }
+
+    /// The hot store's handle on one period of this board.
+    pub fn hot(&self, period: &str, now: DateTime<Utc>) -> HotBoard {
+        let expires_at = if period == self.current_period(now) {
+            self.rule().ends_after(now).map(|end| end + HOT_GRACE)
+        } else {
+            Some(now + HOT_GRACE)
+        };
+        HotBoard {
+            board_id: self.model.id.to_string(),
+            period: period.to_string(),
+            lower_is_better: self.lower_is_better(),
+            expires_at,
+        }
+    }
+
+    /// True when `score` falls outside the board's `[min_score, max_score]`.
+    pub fn out_of_bounds(&self, score: f64) -> bool {
+        self.model.min_score.is_some_and(|min| score < min) || self.model.max_score.is_some_and(|max| score > max)
+    }
+}
+
+/// The board and whether `player_id` is banned from it, in one round trip.
+pub async fn find_for_player(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+    player_id: &PlayerId,
+) -> Result<Option<(Board, bool)>, LeaderboardError> {
+    let backend = state.db.get_database_backend();
+    let statement = Statement::from_sql_and_values(
+        backend,
+        "SELECT l.*, EXISTS (SELECT 1 FROM leaderboard_bans b WHERE b.board_id = l.id AND b.player_id = $3) AS banned \
+         FROM leaderboards l WHERE l.game_id = $1 AND l.board_name = $2",
+        [game_id.into(), name.as_str().into(), player_id.as_str().into()],
+    );
+    let Some(row) = state.db.query_one_raw(statement).await? else {
+        return Ok(None);
+    };
+    let model = leaderboards::Model::from_query_result(&row, "")?;
+    let banned: bool = match row.try_get::<bool>("", "banned") {
+        Ok(banned) => banned,
+        Err(_) => row.try_get::<i64>("", "banned")? != 0,
+    };
+    Ok(Some((Board { model }, banned)))
+}
+
+pub async fn find(state: &AppState, game_id: Uuid, name: &BoardName) -> Result<Option<Board>, LeaderboardError> {
+    let model = leaderboards::Entity::find()
+        .filter(leaderboards::Column::GameId.eq(game_id))
+        .filter(leaderboards::Column::BoardName.eq(name.as_str()))
+        .one(&state.db)
+        .await?;
+    Ok(model.map(|model| Board { model }))
+}
+
+/// How long a node trusts its cached copy of a definition for reads. Changes made on this node
+/// apply at once; changes made on another node reach this one's reads within this time.
+pub const READ_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(2);
+
+type CacheKey = (Uuid, String);
+/// Definitions recently read by this process, so ranked reads cost no cold-store round trip.
+/// Keyed by game id (unique across instances), so apps sharing a process never mix.
+static READ_CACHE: std::sync::LazyLock<parking_lot::Mutex<std::collections::HashMap<CacheKey, (Board, std::time::Instant)>>> =
+    std::sync::LazyLock::new(Default::default);
+const READ_CACHE_MAX: usize = 10_000;
+
+/// Like `find`, through the short per-node cache: for reads only.
+pub async fn find_cached(state: &AppState, game_id: Uuid, name: &BoardName) -> Result<Option<Board>, LeaderboardError> {
+    let key = (game_id, name.as_str().to_string());
+    if let Some((board, at)) = READ_CACHE.lock().get(&key) {
+        if at.elapsed() < READ_CACHE_TTL {
+            return Ok(Some(board.clone()));
+        }
+    }
+    let found = find(state, game_id, name).await?;
+    if let Some(board) = &found {
+        let mut cache = READ_CACHE.lock();
+        if cache.len() >= READ_CACHE_MAX {
+            cache.retain(|_, (_, at)| at.elapsed() < READ_CACHE_TTL);
+            if cache.len() >= READ_CACHE_MAX {
+                cache.clear();
+            }
+        }
+        cache.insert(key, (board.clone(), std::time::Instant::now()));
+    }
+    Ok(found)
+}
+
+fn forget(game_id: Uuid, name: &BoardName) {
+    READ_CACHE.lock().remove(&(game_id, name.as_str().to_string()));
+}
+
+pub async fn get(state: &AppState, game_id: Uuid, name: &BoardName) -> Result<Board, LeaderboardError> {
+    find(state, game_id, name).await?.ok_or(LeaderboardError::NoSuchBoard)
+}
+
+pub async fn list(state: &AppState, game_id: Uuid) -> Result<Vec<Board>, LeaderboardError> {
+    let models = leaderboards::Entity::find()
+        .filter(leaderboards::Column::GameId.eq(game_id))
+        .order_by_asc(leaderboards::Column::BoardName)
+        .all(&state.db)
+        .await?;
+    Ok(models.into_iter().map(|model| Board { model }).collect())
+}
+
+/// The settings a board is created or changed with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub order: ScoreOrder,
+    pub period: PeriodKind,
+    pub auto_reset_at: Option<DateTime<Utc>>,
+    pub min_score: Option<f64>,
+    pub max_score: Option<f64>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self { order: ScoreOrder::Higher, period: PeriodKind::AllTime, auto_reset_at: None, min_score: None, max_score: None }
+    }
+}
+
+impl Settings {
+    pub fn validate(&self) -> Result<(), LeaderboardError> {
+        if self.auto_reset_at.is_some() && self.period != PeriodKind::AllTime {
+            return Err(LeaderboardError::invalid("auto_reset_at applies to all_time boards only"));
+        }
+        for bound in [self.min_score, self.max_score].into_iter().flatten() {
+            if !bound.is_finite() {
+                return Err(LeaderboardError::invalid("min_score and max_score must be finite numbers"));
+            }
+        }
+        if let (Some(min), Some(max)) = (self.min_score, self.max_score) {
+            if min > max {
+                return Err(LeaderboardError::invalid("min_score must not be greater than max_score"));
+            }
+        }
+        Ok(())
+    }
+
+    fn of(board: &Board) -> Self {
+        Self {
+            order: if board.lower_is_better() { ScoreOrder::Lower } else { ScoreOrder::Higher },
+            period: board.rule().kind,
+            auto_reset_at: board.model.auto_reset_at,
+            min_score: board.model.min_score,
+            max_score: board.model.max_score,
+        }
+    }
+}
+
+fn new_model(game_id: Uuid, name: &BoardName, settings: &Settings, now: DateTime<Utc>) -> leaderboards::Model {
+    leaderboards::Model {
+        id: Uuid::now_v7(),
+        game_id,
+        board_name: name.as_str().to_string(),
+        score_order: settings.order.as_str().to_string(),
+        period: settings.period.as_str().to_string(),
+        auto_reset_at: settings.auto_reset_at,
+        min_score: settings.min_score,
+        max_score: settings.max_score,
+        open_period: None,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// Defines a board (dashboard). 409 when the name is taken, even by a board a score created.
+pub async fn create(state: &AppState, game_id: Uuid, name: &BoardName, settings: Settings) -> Result<Board, LeaderboardError> {
+    settings.validate()?;
+    let model = new_model(game_id, name, &settings, state.now());
+    let inserted = leaderboards::Entity::insert(leaderboards::ActiveModel::from(model.clone()))
+        .on_conflict(OnConflict::columns([leaderboards::Column::GameId, leaderboards::Column::BoardName]).do_nothing().to_owned())
+        .exec_without_returning(&state.db)
+        .await?;
+    if inserted == 0 {
+        return Err(LeaderboardError::BoardExists);
+    }
+    Ok(Board { model })
+}
+
+/// The board a score goes to, created with the defaults when it has no definition yet.
+pub async fn find_or_create_for_player(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+    player_id: &PlayerId,
+) -> Result<(Board, bool), LeaderboardError> {
+    if let Some(found) = find_for_player(state, game_id, name, player_id).await? {
+        return Ok(found);
+    }
+    let model = new_model(game_id, name, &Settings::default(), state.now());
+    leaderboards::Entity::insert(leaderboards::ActiveModel::from(model))
+        .on_conflict(OnConflict::columns([leaderboards::Column::GameId, leaderboards::Column::BoardName]).do_nothing().to_owned())
+        .exec_without_returning(&state.db)
+        .await?;
+    find_for_player(state, game_id, name, player_id).await?.ok_or(LeaderboardError::NoSuchBoard)
+}
+
+/// A change to a board's settings; `None` leaves a setting as it is, `Some(None)` clears it.
+#[derive(Debug, Clone, Default)]
+pub struct Change {
+    pub order: Option<ScoreOrder>,
+    pub period: Option<PeriodKind>,
+    pub auto_reset_at: Option<Option<DateTime<Utc>>>,
+    pub min_score: Option<Option<f64>>,
+    pub max_score: Option<Option<f64>>,
+}
+
+/// Changes a board. The order may change only while the board has no entries at all: stored
+/// entries were kept-best and ranked under the old order.
+pub async fn update(state: &AppState, game_id: Uuid, name: &BoardName, change: Change) -> Result<Board, LeaderboardError> {
+    let board = get(state, game_id, name).await?;
+    let mut settings = Settings::of(&board);
+    if let Some(order) = change.order {
+        if order != settings.order {
+            let has_entries = leaderboard_entries::Entity::find()
+                .filter(leaderboard_entries::Column::BoardId.eq(board.id()))
+                .one(&state.db)
+                .await?
+                .is_some();
+            if has_entries {
+                return Err(LeaderboardError::OrderLocked);
+            }
+        }
+        settings.order = order;
+    }
+    if let Some(period) = change.period {
+        settings.period = period;
+    }
+    if let Some(at) = change.auto_reset_at {
+        settings.auto_reset_at = at;
+    }
+    if let Some(min) = change.min_score {
+        settings.min_score = min;
+    }
+    if let Some(max) = change.max_score {
+        settings.max_score = max;
+    }
+    settings.validate()?;
+    let now = state.now();
+    let updated = leaderboards::ActiveModel {
+        id: Set(board.id()),
+        score_order: Set(settings.order.as_str().to_string()),
+        period: Set(settings.period.as_str().to_string()),
+        auto_reset_at: Set(settings.auto_reset_at),
+        min_score: Set(settings.min_score),
+        max_score: Set(settings.max_score),
+        updated_at: Set(now),
+        ..Default::default()
+    };
+    let model = leaderboards::Entity::update(updated).exec(&state.db).await?;
+    forget(game_id, name);
+    Ok(Board { model })
+}
+
+/// Deletes a board with every entry, ban and archived period, and drops its hot copy.
+pub async fn delete(state: &AppState, game_id: Uuid, name: &BoardName) -> Result<(), LeaderboardError> {
+    let board = get(state, game_id, name).await?;
+    let now = state.now();
+    // Explicit deletes rather than relying on cascades, which SQLite enforces only when asked.
+    leaderboard_entries::Entity::delete_many()
+        .filter(leaderboard_entries::Column::BoardId.eq(board.id()))
+        .exec(&state.db)
+        .await?;
+    leaderboard_bans::Entity::delete_many()
+        .filter(leaderboard_bans::Column::BoardId.eq(board.id()))
+        .exec(&state.db)
+        .await?;
+    entity::leaderboard_periods::Entity::delete_many()
+        .filter(entity::leaderboard_periods::Column::BoardId.eq(board.id()))
+        .exec(&state.db)
+        .await?;
+    leaderboards::Entity::delete_by_id(board.id()).exec(&state.db).await?;
+    forget(game_id, name);
+    let hot = board.hot(&board.current_period(now), now);
+    state.hot.leaderboards.expire(&hot, 0, now).await?;
+    Ok(())
+}

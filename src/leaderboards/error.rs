@@ -1,0 +1,53 @@
+//! What can go wrong with leaderboards, in its own words, and how each answers over HTTP.
+use crate::{error::ApiError, store::hot::HotError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LeaderboardError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("This player is banned from this leaderboard")]
+    Banned,
+    #[error("No such leaderboard")]
+    NoSuchBoard,
+    #[error("{0}")]
+    NoSuchEntry(&'static str),
+    #[error("A leaderboard with this name already exists; change it with PATCH")]
+    BoardExists,
+    #[error("order cannot change once the board has entries")]
+    OrderLocked,
+    #[error("the hot store kept losing the board while it was rebuilt")]
+    RebuildFailed,
+    #[error(transparent)]
+    Cold(#[from] sea_orm::DbErr),
+    #[error(transparent)]
+    Hot(#[from] HotError),
+}
+
+impl LeaderboardError {
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::Invalid(message.into())
+    }
+}
+
+impl From<LeaderboardError> for ApiError {
+    fn from(error: LeaderboardError) -> Self {
+        match error {
+            LeaderboardError::Invalid(message) => ApiError::bad_request(message),
+            LeaderboardError::Banned => ApiError::forbidden(error.to_string()),
+            LeaderboardError::NoSuchBoard | LeaderboardError::NoSuchEntry(_) => ApiError::not_found(error.to_string()),
+            LeaderboardError::BoardExists | LeaderboardError::OrderLocked => ApiError::conflict(error.to_string()),
+            LeaderboardError::RebuildFailed => {
+                tracing::error!("leaderboard rebuild did not stick");
+                ApiError::unavailable("Storage temporarily unavailable, retry later")
+            }
+            LeaderboardError::Cold(error) => ApiError::from(error),
+            LeaderboardError::Hot(error) => ApiError::from(error),
+        }
+    }
+}
+
+impl From<LeaderboardError> for poem::Error {
+    fn from(error: LeaderboardError) -> Self {
+        ApiError::from(error).into()
+    }
+}

@@ -1,0 +1,155 @@
+//! Board periods. Every entry is stored under the key of the period it was submitted in, so a
+//! reset is nothing but the clock crossing a boundary: the new period's key starts empty, with
+//! no job to race against. Keys: daily `YYYY-MM-DD`, weekly ISO `YYYY-Www` (weeks start Monday
+//! 00:00 UTC), monthly `YYYY-MM`, all-time `all_time`; an all-time board with an auto-reset date
+//! switches once, at that instant, to `since-<date>`.
+use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Timelike, Utc};
+
+pub const ALL_TIME: &str = "all_time";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeriodKind {
+    Daily,
+    Weekly,
+    Monthly,
+    AllTime,
+}
+
+impl PeriodKind {
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "daily" => Some(Self::Daily),
+            "weekly" => Some(Self::Weekly),
+            "monthly" => Some(Self::Monthly),
+            "all_time" => Some(Self::AllTime),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Daily => "daily",
+            Self::Weekly => "weekly",
+            Self::Monthly => "monthly",
+            Self::AllTime => "all_time",
+        }
+    }
+}
+
+/// A board's period settings: enough to name the current period and tell when it ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PeriodRule {
+    pub kind: PeriodKind,
+    pub auto_reset_at: Option<DateTime<Utc>>,
+}
+
+impl PeriodRule {
+    /// The key of the period `now` falls in.
+    pub fn key_at(&self, now: DateTime<Utc>) -> String {
+        match self.kind {
+            PeriodKind::Daily => now.format("%Y-%m-%d").to_string(),
+            PeriodKind::Weekly => {
+                let week = now.iso_week();
+                format!("{:04}-W{:02}", week.year(), week.week())
+            }
+            PeriodKind::Monthly => now.format("%Y-%m").to_string(),
+            PeriodKind::AllTime => match self.auto_reset_at {
+                Some(at) if now >= at => since_key(at),
+                _ => ALL_TIME.to_string(),
+            },
+        }
+    }
+
+    /// When the period `now` falls in ends; `None` for an all-time period with no reset ahead.
+    pub fn ends_after(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let today = now.date_naive();
+        let day = |date: NaiveDate| Utc.from_utc_datetime(&date.and_hms_opt(0, 0, 0).unwrap_or_default());
+        match self.kind {
+            PeriodKind::Daily => Some(day(today) + Duration::days(1)),
+            PeriodKind::Weekly => {
+                let monday = today - Duration::days(today.weekday().num_days_from_monday() as i64);
+                Some(day(monday) + Duration::days(7))
+            }
+            PeriodKind::Monthly => {
+                let (year, month) = if today.month() == 12 { (today.year() + 1, 1) } else { (today.year(), today.month() + 1) };
+                NaiveDate::from_ymd_opt(year, month, 1).map(day)
+            }
+            PeriodKind::AllTime => self.auto_reset_at.filter(|at| now < *at),
+        }
+    }
+}
+
+/// The key an all-time board uses from its auto-reset instant on.
+pub fn since_key(at: DateTime<Utc>) -> String {
+    if at.num_seconds_from_midnight() == 0 && at.nanosecond() == 0 {
+        format!("since-{}", at.format("%Y-%m-%d"))
+    } else {
+        format!("since-{}", at.format("%Y-%m-%dT%H:%M:%SZ"))
+    }
+}
+
+/// True when `key` is shaped like a period key of any kind (a board may have changed kind,
+/// so its archive can hold keys of several).
+pub fn is_period_key(key: &str) -> bool {
+    if key == ALL_TIME {
+        return true;
+    }
+    if let Some(rest) = key.strip_prefix("since-") {
+        return NaiveDate::parse_from_str(rest, "%Y-%m-%d").is_ok()
+            || DateTime::parse_from_rfc3339(rest).is_ok();
+    }
+    if NaiveDate::parse_from_str(key, "%Y-%m-%d").is_ok() && key.len() == 10 {
+        return true;
+    }
+    if let Some((year, week)) = key.split_once("-W") {
+        let (Ok(year), Ok(week)) = (year.parse::<i32>(), week.parse::<u32>()) else { return false };
+        return year.to_string().len() == 4 && week.to_string().len() <= 2 && key.len() == 8
+            && NaiveDate::from_isoywd_opt(year, week, chrono::Weekday::Mon).is_some();
+    }
+    key.len() == 7 && NaiveDate::parse_from_str(&format!("{key}-01"), "%Y-%m-%d").is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(text).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn keys_and_ends_per_kind() {
+        let rule = |kind| PeriodRule { kind, auto_reset_at: None };
+        let now = at("2026-01-01T10:00:00Z"); // a Thursday in ISO week 2026-W01
+        assert_eq!(rule(PeriodKind::Daily).key_at(now), "2026-01-01");
+        assert_eq!(rule(PeriodKind::Daily).ends_after(now), Some(at("2026-01-02T00:00:00Z")));
+        assert_eq!(rule(PeriodKind::Weekly).key_at(now), "2026-W01");
+        assert_eq!(rule(PeriodKind::Weekly).ends_after(now), Some(at("2026-01-05T00:00:00Z")));
+        assert_eq!(rule(PeriodKind::Weekly).key_at(at("2027-01-01T10:00:00Z")), "2026-W53");
+        assert_eq!(rule(PeriodKind::Monthly).key_at(now), "2026-01");
+        assert_eq!(rule(PeriodKind::Monthly).ends_after(at("2026-12-31T23:59:59Z")), Some(at("2027-01-01T00:00:00Z")));
+        assert_eq!(rule(PeriodKind::AllTime).key_at(now), "all_time");
+        assert_eq!(rule(PeriodKind::AllTime).ends_after(now), None);
+    }
+
+    #[test]
+    fn all_time_resets_once_at_its_date() {
+        let reset = at("2026-02-01T00:00:00Z");
+        let rule = PeriodRule { kind: PeriodKind::AllTime, auto_reset_at: Some(reset) };
+        assert_eq!(rule.key_at(reset - Duration::seconds(1)), "all_time");
+        assert_eq!(rule.ends_after(reset - Duration::seconds(1)), Some(reset));
+        assert_eq!(rule.key_at(reset), "since-2026-02-01");
+        assert_eq!(rule.key_at(reset + Duration::days(400)), "since-2026-02-01");
+        assert_eq!(rule.ends_after(reset), None);
+    }
+
+    #[test]
+    fn period_keys_are_recognised() {
+        for good in ["2026-11-21", "2026-W47", "2026-W01", "2026-11", "all_time", "since-2026-02-01", "since-2026-02-01T10:00:00Z"] {
+            assert!(is_period_key(good), "{good}");
+        }
+        for bad in ["", "today", "2026-13", "2026-W60", "2026-11-32", "2026-W1x", "since-", "2026-11-21T00:00:00Z", "21-11-2026"] {
+            assert!(!is_period_key(bad), "{bad}");
+        }
+    }
+}
