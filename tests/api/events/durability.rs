@@ -118,6 +118,7 @@ async fn every_acknowledged_event_survives_kill_9_exactly_once() {
     }
     let acknowledged: Vec<String> = acknowledged.lock().clone();
     assert!(acknowledged.len() >= 100, "the load ran before the kill ({} acknowledged)", acknowledged.len());
+    eprintln!("killed with {} events acknowledged of {} sent", acknowledged.len(), sent.len());
 
     // Every acknowledged event is stored, none twice, nothing that was never sent.
     let db = sea_orm::Database::connect(&backend.database_url).await.unwrap();
