@@ -62,6 +62,7 @@ impl Application {
             format!("http://{host}:{port}")
         });
         let state = AppState {
+            ingest: crate::events::Ingest::new(db.clone()),
             db,
             hot,
             clock,

@@ -28,4 +28,6 @@ pub mod worker;
 
 /// Work to finish before the process exits (e.g. flushing queued writes). Features that keep
 /// work in memory add their flush here.
-pub async fn shutdown_hooks(_state: &state::AppState) {}
+pub async fn shutdown_hooks(state: &state::AppState) {
+    state.ingest.flush().await;
+}

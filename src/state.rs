@@ -19,6 +19,8 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     /// Base URL put in e-mailed links.
     pub public_url: Arc<str>,
+    /// Event ingestion: the group-commit writer and the compiled event-schema cache.
+    pub ingest: crate::events::Ingest,
 }
 
 impl AppState {
@@ -32,6 +34,7 @@ impl AppState {
     pub fn detached() -> Self {
         let settings = Settings::defaults();
         Self {
+            ingest: crate::events::Ingest::new(Db::default()),
             db: Db::default(),
             hot: HotStore::in_process(),
             clock: Arc::new(crate::clock::SystemClock),

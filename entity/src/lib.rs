@@ -2,6 +2,8 @@
 pub mod prelude;
 
 pub mod api_keys;
+pub mod event_schemas;
+pub mod event_usage;
 pub mod events;
 pub mod game_configs;
 pub mod game_members;

@@ -1,4 +1,6 @@
 pub use super::api_keys::Entity as ApiKeys;
+pub use super::event_schemas::Entity as EventSchemas;
+pub use super::event_usage::Entity as EventUsage;
 pub use super::events::Entity as Events;
 pub use super::game_configs::Entity as GameConfigs;
 pub use super::game_members::Entity as GameMembers;

@@ -1,4 +1,5 @@
-//! Analytics events, indexed for the queries funnels, dashboards and alerts run.
+//! Analytics events, indexed for the queries funnels, dashboards and alerts run; the monthly
+//! per-game usage counts the quota is rebuilt from; and per-event-name JSON Schemas.
 use sea_orm_migration::{prelude::*, schema::*};
 
 #[derive(DeriveMigrationName)]
@@ -57,10 +58,52 @@ impl MigrationTrait for Migration {
                     .unique()
                     .to_owned(),
             )
+            .await?;
+        // Stored events per game and UTC month, updated in the same transaction as the events
+        // themselves: the exact count the hot-store quota counter is rebuilt from.
+        manager
+            .create_table(
+                Table::create()
+                    .table(EventUsage::Table)
+                    .if_not_exists()
+                    .col(uuid(EventUsage::GameId))
+                    .col(string(EventUsage::Month))
+                    .col(big_integer(EventUsage::Events))
+                    .primary_key(Index::create().col(EventUsage::GameId).col(EventUsage::Month))
+                    .foreign_key(
+                        ForeignKey::create()
+                            .from(EventUsage::Table, EventUsage::GameId)
+                            .to(Games::Table, Games::Id)
+                            .on_delete(ForeignKeyAction::Cascade),
+                    )
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_table(
+                Table::create()
+                    .table(EventSchemas::Table)
+                    .if_not_exists()
+                    .col(uuid(EventSchemas::GameId))
+                    .col(string(EventSchemas::EventName))
+                    .col(json_binary(EventSchemas::Schema))
+                    .col(timestamp_with_time_zone(EventSchemas::CreatedAt))
+                    .col(timestamp_with_time_zone(EventSchemas::UpdatedAt))
+                    .primary_key(Index::create().col(EventSchemas::GameId).col(EventSchemas::EventName))
+                    .foreign_key(
+                        ForeignKey::create()
+                            .from(EventSchemas::Table, EventSchemas::GameId)
+                            .to(Games::Table, Games::Id)
+                            .on_delete(ForeignKeyAction::Cascade),
+                    )
+                    .to_owned(),
+            )
             .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager.drop_table(Table::drop().table(EventSchemas::Table).to_owned()).await?;
+        manager.drop_table(Table::drop().table(EventUsage::Table).to_owned()).await?;
         manager.drop_table(Table::drop().table(Events::Table).to_owned()).await
     }
 }
@@ -82,6 +125,24 @@ enum Events {
     LogLevel,
     OccurredAt,
     ReceivedAt,
+}
+
+#[derive(DeriveIden)]
+enum EventUsage {
+    Table,
+    GameId,
+    Month,
+    Events,
+}
+
+#[derive(DeriveIden)]
+enum EventSchemas {
+    Table,
+    GameId,
+    EventName,
+    Schema,
+    CreatedAt,
+    UpdatedAt,
 }
 
 #[derive(DeriveIden)]

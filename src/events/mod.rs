@@ -1,7 +1,35 @@
 //! Event ingestion: `POST /v1/track`, quotas, event schemas and the group-commit writer.
-use crate::state::AppState;
+pub mod api;
+pub mod input;
+pub mod quota;
+pub mod schemas;
+pub mod schemas_api;
+pub mod service;
+pub mod writer;
+
+use crate::{state::AppState, store::Db};
+use std::sync::Arc;
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
-pub fn apis(_state: &AppState) -> impl poem_openapi::OpenApi {
-    crate::api::NoApi
+pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
+    (api::TrackApi { state: state.clone() }, schemas_api::EventSchemasApi { state: state.clone() })
+}
+
+/// The node's ingestion machinery kept in `AppState`: the group-commit writer and the cache
+/// of compiled event schemas.
+#[derive(Clone)]
+pub struct Ingest {
+    pub writer: Arc<writer::EventWriter>,
+    pub schemas: Arc<schemas::SchemaCache>,
+}
+
+impl Ingest {
+    pub fn new(db: Db) -> Self {
+        Self { writer: Arc::new(writer::EventWriter::new(db)), schemas: Arc::default() }
+    }
+
+    /// Commits every queued event write; new writes are refused from now on (shutdown).
+    pub async fn flush(&self) {
+        self.writer.flush().await;
+    }
 }

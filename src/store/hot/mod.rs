@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 pub mod leaderboards;
 pub mod memory;
+pub mod quotas;
 pub mod redis;
 
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +50,8 @@ pub struct HotStore {
     pub limits: Arc<dyn Limits>,
     pub locks: Arc<dyn Locks>,
     pub leaderboards: Arc<dyn leaderboards::Leaderboards>,
+    /// Monthly event quota counters (events feature).
+    pub quotas: Arc<dyn quotas::Quotas>,
     /// `Some` when Redis backs this store (used by readiness checks).
     pub redis: Option<redis::RedisHandle>,
 }
@@ -60,6 +63,7 @@ impl HotStore {
             limits: store.clone(),
             locks: store,
             leaderboards: Arc::new(leaderboards::memory::MemoryLeaderboards::default()),
+            quotas: Arc::new(quotas::MemoryQuotas::default()),
             redis: None,
         }
     }
@@ -71,6 +75,7 @@ impl HotStore {
             limits: store.clone(),
             locks: store,
             leaderboards: Arc::new(leaderboards::redis::RedisLeaderboards::new(handle.clone())),
+            quotas: Arc::new(quotas::RedisQuotas::new(handle.clone())),
             redis: Some(handle),
         })
     }

@@ -1,0 +1,118 @@
+//! Ingesting one `/v1/track` request: parse, check schemas, reserve quota, commit, answer.
+use super::{
+    input::{self, IncomingEvent},
+    quota,
+    schemas::Violation,
+    writer::WriteError,
+};
+use crate::{auth::api_key::KeyContext, error::ApiError, games::service::monthly_quota, state::AppState};
+use chrono::{DateTime, Duration, Utc};
+use entity::events;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// A `client_timestamp` further ahead than this is not believed; the receive time is used.
+pub const FUTURE_TOLERANCE_MINUTES: i64 = 5;
+
+/// What an accepted request is answered.
+#[derive(Debug)]
+pub struct Accepted {
+    pub received: u64,
+    pub remaining: u64,
+    pub limit: u64,
+    /// Schema violations of stored events (`warn` mode), empty otherwise.
+    pub warnings: Vec<Violation>,
+}
+
+#[tracing::instrument(skip_all, fields(game_id = %key.game_id))]
+pub async fn track(state: &AppState, key: Arc<KeyContext>, body: Value) -> Result<Accepted, ApiError> {
+    let incoming = input::parse_body(body)?;
+    let warnings = check_schemas(state, &key, &incoming).await?;
+    let now = state.now();
+    let rows: Vec<events::Model> = incoming.into_iter().map(|event| row(&key, event, now)).collect();
+    let received = rows.len() as u64;
+
+    // From here on the work runs to its end even if the client hangs up, so a reservation is
+    // always either used by committed events or given back.
+    let state = state.clone();
+    let game_id = key.game_id;
+    let limit = monthly_quota(&key.tier);
+    let commit = tokio::spawn(async move {
+        let reserved = quota::reserve(&state, game_id, limit, received, now).await?;
+        match state.ingest.writer.write(rows).await {
+            Ok(written) => {
+                // A retried event already stored is accepted but not charged twice.
+                quota::release(&state, &reserved, written.duplicates).await;
+                Ok(reserved.limit.saturating_sub(reserved.used - written.duplicates))
+            }
+            Err(error) => {
+                quota::release(&state, &reserved, reserved.amount).await;
+                if let WriteError::Store(cause) = &error {
+                    tracing::error!(error.cause_chain = ?cause, "events not stored");
+                }
+                Err(ApiError::unavailable("Storage temporarily unavailable, retry later"))
+            }
+        }
+    });
+    let remaining = commit.await.map_err(ApiError::internal)??;
+    Ok(Accepted { received, remaining, limit, warnings })
+}
+
+/// Applies the game's `event_validation` mode: `off` checks nothing, `warn` returns the
+/// violations to report, `enforce` refuses the request when there are any.
+async fn check_schemas(state: &AppState, key: &KeyContext, incoming: &[IncomingEvent]) -> Result<Vec<Violation>, ApiError> {
+    if key.event_validation == "off" {
+        return Ok(Vec::new());
+    }
+    let schemas = state.ingest.schemas.for_game(&state.db, key.game_id).await?;
+    if schemas.is_empty() {
+        return Ok(Vec::new());
+    }
+    let violations = schemas.check(incoming);
+    if key.event_validation == "enforce" && !violations.is_empty() {
+        let items: Vec<Value> = violations.iter().map(violation_json).collect();
+        return Err(ApiError::bad_request("Events do not match their event schema").with("violations", items));
+    }
+    Ok(violations)
+}
+
+pub fn violation_json(violation: &Violation) -> Value {
+    json!({ "index": violation.index, "event_name": violation.event_name, "message": violation.message })
+}
+
+/// The stored row of one event, with the columns metric queries read copied out.
+fn row(key: &KeyContext, event: IncomingEvent, now: DateTime<Utc>) -> events::Model {
+    let occurred_at = match event.client_timestamp {
+        Some(at) if at <= now + Duration::minutes(FUTURE_TOLERANCE_MINUTES) => at,
+        _ => now,
+    };
+    let revenue_amount = match event.event_name.as_str() {
+        "purchase" => event.properties.get("amount").and_then(Value::as_f64),
+        _ => None,
+    };
+    let log_level = match event.event_name.as_str() {
+        "log" => event
+            .properties
+            .get("level")
+            .and_then(Value::as_str)
+            .map(|level| level.trim().to_lowercase().chars().take(32).collect()),
+        _ => None,
+    };
+    events::Model {
+        id: Uuid::now_v7(),
+        game_id: key.game_id,
+        api_key_id: key.key_id,
+        environment: key.environment.clone(),
+        actor_id: event.player_id.clone().unwrap_or_else(|| event.session_id.clone()),
+        event_name: event.event_name,
+        event_id: event.event_id,
+        player_id: event.player_id,
+        session_id: event.session_id,
+        properties: Value::Object(event.properties),
+        revenue_amount,
+        log_level,
+        occurred_at,
+        received_at: now,
+    }
+}

@@ -1,0 +1,394 @@
+//! Group commit: requests hand their rows to a queue and wait; a writer task takes whatever is
+//! queued, stores it in one transaction (multi-row INSERTs, chunked under the drivers' bind
+//! parameter limits, plus the monthly usage counts), commits, and then answers every waiting
+//! request. Many concurrent requests thus share one commit, so the durable path stays fast.
+use crate::store::Db;
+use chrono::{DateTime, Datelike, Utc};
+use entity::events;
+use sea_orm::{
+    sea_query::OnConflict, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait, Statement,
+    TransactionTrait,
+};
+use std::{
+    collections::{BTreeMap, HashSet},
+    sync::{
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+        Arc, OnceLock,
+    },
+    time::Duration,
+};
+use tokio::sync::{mpsc, oneshot, Mutex, Notify};
+use uuid::Uuid;
+
+/// Rows per INSERT statement on SQLite: 14 columns each keeps a statement under its 32,766 bind
+/// parameters. (PostgreSQL sends each column as one array parameter instead.)
+const ROWS_PER_STATEMENT: usize = 1_000;
+/// A writer stops taking queued requests into its transaction once it holds this many rows.
+const ROWS_PER_TRANSACTION: usize = 4_000;
+/// Requests that may wait in the queue before new ones wait to enter it (back-pressure).
+const QUEUE_CAPACITY: usize = 4_096;
+/// How long a graceful shutdown waits for queued writes.
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a write did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("the cold store refused the write: {0}")]
+    Store(#[from] DbErr),
+    #[error("the writer is shutting down")]
+    Closed,
+}
+
+/// What happened to one request's rows once committed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    /// Rows not stored because their game already holds an event with the same `event_id`.
+    pub duplicates: u64,
+}
+
+struct Job {
+    rows: Vec<events::Model>,
+    reply: oneshot::Sender<Result<Written, DbErr>>,
+}
+
+/// The handle requests write through. Writer tasks start on first use.
+pub struct EventWriter {
+    db: Db,
+    sender: mpsc::Sender<Job>,
+    receiver: Arc<Mutex<mpsc::Receiver<Job>>>,
+    started: OnceLock<()>,
+    /// Requests handed over and not yet answered.
+    pending: AtomicUsize,
+    drained: Notify,
+    closed: AtomicBool,
+}
+
+impl EventWriter {
+    pub fn new(db: Db) -> Self {
+        let (sender, receiver) = mpsc::channel(QUEUE_CAPACITY);
+        Self {
+            db,
+            sender,
+            receiver: Arc::new(Mutex::new(receiver)),
+            started: OnceLock::new(),
+            pending: AtomicUsize::new(0),
+            drained: Notify::new(),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Stores `rows` durably; returns once they are committed (or the write failed).
+    pub async fn write(self: &Arc<Self>, rows: Vec<events::Model>) -> Result<Written, WriteError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(WriteError::Closed);
+        }
+        self.start();
+        let (reply, answer) = oneshot::channel();
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        if self.sender.send(Job { rows, reply }).await.is_err() {
+            self.finish_one();
+            return Err(WriteError::Closed);
+        }
+        match answer.await {
+            Ok(result) => Ok(result?),
+            Err(_) => Err(WriteError::Closed),
+        }
+    }
+
+    /// Refuses new writes and waits until every queued one is committed and answered.
+    pub async fn flush(&self) {
+        self.closed.store(true, Ordering::Release);
+        let drained = async {
+            loop {
+                let notified = self.drained.notified();
+                if self.pending.load(Ordering::Acquire) == 0 {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        if tokio::time::timeout(FLUSH_TIMEOUT, drained).await.is_err() {
+            tracing::error!(pending = self.pending.load(Ordering::Acquire), "event writes still queued at shutdown");
+        }
+    }
+
+    fn finish_one(&self) {
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.drained.notify_waiters();
+        }
+    }
+
+    fn start(self: &Arc<Self>) {
+        self.started.get_or_init(|| {
+            // SQLite has one writer at a time anyway; PostgreSQL overlaps the INSERTs of a few
+            // transactions while one of them commits.
+            let writers = match self.db.get_database_backend() {
+                DbBackend::Sqlite => 1,
+                _ => 3,
+            };
+            for _ in 0..writers {
+                let writer = self.clone();
+                tokio::spawn(async move { writer.run().await });
+            }
+        });
+    }
+
+    async fn run(self: Arc<Self>) {
+        loop {
+            let batch = {
+                let mut receiver = self.receiver.lock().await;
+                let Some(first) = receiver.recv().await else { return };
+                let mut rows = first.rows.len();
+                let mut batch = vec![first];
+                while rows < ROWS_PER_TRANSACTION {
+                    match receiver.try_recv() {
+                        Ok(job) => {
+                            rows += job.rows.len();
+                            batch.push(job);
+                        }
+                        Err(_) => break,
+                    }
+                }
+                batch
+            };
+            self.commit(batch).await;
+        }
+    }
+
+    /// Stores a batch in one transaction. When that fails for a reason other than the store
+    /// being unreachable, each request is retried in its own transaction, so one request's
+    /// problem never fails the others that happened to share its commit.
+    async fn commit(&self, batch: Vec<Job>) {
+        let all: Vec<&[events::Model]> = batch.iter().map(|job| job.rows.as_slice()).collect();
+        let result = store(&self.db, &all).await;
+        match result {
+            Ok(outcomes) => {
+                for (job, outcome) in batch.into_iter().zip(outcomes) {
+                    let _ = job.reply.send(Ok(outcome));
+                    self.finish_one();
+                }
+            }
+            Err(error) if batch.len() > 1 && !crate::error::is_unavailable(&error) => {
+                tracing::warn!(error.cause_chain = ?error, jobs = batch.len(), "group write failed; writing its requests one by one");
+                for job in batch {
+                    let outcome = store(&self.db, &[job.rows.as_slice()]).await.map(|mut o| o.remove(0));
+                    let _ = job.reply.send(outcome);
+                    self.finish_one();
+                }
+            }
+            Err(error) => {
+                tracing::error!(error.cause_chain = ?error, jobs = batch.len(), "event write failed");
+                for job in batch {
+                    let _ = job.reply.send(Err(clone_error(&error)));
+                    self.finish_one();
+                }
+            }
+        }
+    }
+}
+
+/// `YYYY-MM` of a UTC time: the quota month.
+pub fn month_of(at: DateTime<Utc>) -> String {
+    format!("{:04}-{:02}", at.year(), at.month())
+}
+
+/// Writes every job's rows and the usage counts in one transaction; returns each job's outcome.
+async fn store(db: &Db, jobs: &[&[events::Model]]) -> Result<Vec<Written>, DbErr> {
+    match db.get_database_backend() {
+        DbBackend::Postgres => postgres::store(db.get_postgres_connection_pool(), jobs).await,
+        _ => store_portable(db, jobs).await,
+    }
+}
+
+/// Rows without an event_id cannot conflict; rows with one may repeat an earlier event, and
+/// RETURNING tells which of them were new.
+fn split<'a>(jobs: &[&'a [events::Model]]) -> (Vec<&'a events::Model>, Vec<&'a events::Model>) {
+    jobs.iter().flat_map(|rows| rows.iter()).partition(|r| r.event_id.is_none())
+}
+
+/// Each job's duplicates, and the stored events per (game, month) ordered so that concurrent
+/// writers lock usage rows in the same order.
+fn tally(jobs: &[&[events::Model]], inserted_keyed: &HashSet<Uuid>) -> (Vec<Written>, BTreeMap<(Uuid, String), i64>) {
+    let mut outcomes = Vec::with_capacity(jobs.len());
+    let mut usage: BTreeMap<(Uuid, String), i64> = BTreeMap::new();
+    for rows in jobs {
+        let mut duplicates = 0;
+        for row in rows.iter() {
+            if row.event_id.is_some() && !inserted_keyed.contains(&row.id) {
+                duplicates += 1;
+            } else {
+                *usage.entry((row.game_id, month_of(row.received_at))).or_default() += 1;
+            }
+        }
+        outcomes.push(Written { duplicates });
+    }
+    (outcomes, usage)
+}
+
+const ADD_USAGE: &str = "INSERT INTO event_usage (game_id, month, events) VALUES ($1, $2, $3) \
+     ON CONFLICT (game_id, month) DO UPDATE SET events = event_usage.events + excluded.events";
+
+/// SeaORM multi-row INSERTs, chunked under the bind parameter limits (SQLite).
+async fn store_portable(db: &Db, jobs: &[&[events::Model]]) -> Result<Vec<Written>, DbErr> {
+    let txn = db.begin().await?;
+    let (plain, keyed) = split(jobs);
+    for chunk in plain.chunks(ROWS_PER_STATEMENT) {
+        events::Entity::insert_many(chunk.iter().map(|r| events::ActiveModel::from((*r).clone())))
+            .exec_without_returning(&txn)
+            .await?;
+    }
+    let mut inserted_keyed: HashSet<Uuid> = HashSet::new();
+    for chunk in keyed.chunks(ROWS_PER_STATEMENT) {
+        let ids = events::Entity::insert_many(chunk.iter().map(|r| events::ActiveModel::from((*r).clone())))
+            .on_conflict(
+                OnConflict::columns([events::Column::GameId, events::Column::EventId])
+                    .do_nothing()
+                    .to_owned(),
+            )
+            .exec_with_returning_keys(&txn)
+            .await?;
+        inserted_keyed.extend(ids);
+    }
+    let (outcomes, usage) = tally(jobs, &inserted_keyed);
+    add_usage(&txn, usage).await?;
+    txn.commit().await?;
+    Ok(outcomes)
+}
+
+async fn add_usage(txn: &DatabaseTransaction, usage: BTreeMap<(Uuid, String), i64>) -> Result<(), DbErr> {
+    let backend = txn.get_database_backend();
+    for ((game_id, month), events) in usage {
+        txn.execute_raw(Statement::from_sql_and_values(backend, ADD_USAGE, [game_id.into(), month.into(), events.into()]))
+            .await?;
+    }
+    Ok(())
+}
+
+/// PostgreSQL: each column travels as one array and `UNNEST` turns them back into rows, so a
+/// batch of any size is one statement with 14 parameters whose plan stays prepared.
+mod postgres {
+    use super::{split, tally, Written, ADD_USAGE};
+    use chrono::{DateTime, Utc};
+    use entity::events;
+    use sea_orm::{
+        sqlx::{self, postgres::PgArguments, query::Query, PgPool, Postgres},
+        DbErr, RuntimeErr,
+    };
+    use std::{collections::HashSet, sync::Arc};
+    use uuid::Uuid;
+
+    const INSERT: &str = "INSERT INTO events (id, game_id, api_key_id, environment, event_name, event_id, \
+         player_id, session_id, actor_id, properties, revenue_amount, log_level, occurred_at, received_at) \
+         SELECT id, game_id, api_key_id, environment, event_name, event_id, player_id, session_id, actor_id, \
+         properties::jsonb, revenue_amount, log_level, occurred_at, received_at \
+         FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], \
+         $8::text[], $9::text[], $10::text[], $11::float8[], $12::text[], $13::timestamptz[], $14::timestamptz[]) \
+         AS t(id, game_id, api_key_id, environment, event_name, event_id, player_id, session_id, actor_id, \
+         properties, revenue_amount, log_level, occurred_at, received_at)";
+    const INSERT_NEW_ONLY: &str = "ON CONFLICT (game_id, event_id) DO NOTHING RETURNING id";
+
+    #[derive(Default)]
+    struct Columns {
+        id: Vec<Uuid>,
+        game_id: Vec<Uuid>,
+        api_key_id: Vec<Uuid>,
+        environment: Vec<String>,
+        event_name: Vec<String>,
+        event_id: Vec<Option<String>>,
+        player_id: Vec<Option<String>>,
+        session_id: Vec<String>,
+        actor_id: Vec<String>,
+        properties: Vec<String>,
+        revenue_amount: Vec<Option<f64>>,
+        log_level: Vec<Option<String>>,
+        occurred_at: Vec<DateTime<Utc>>,
+        received_at: Vec<DateTime<Utc>>,
+    }
+
+    impl Columns {
+        fn of(rows: &[&events::Model]) -> Self {
+            let mut c = Self::default();
+            for r in rows {
+                c.id.push(r.id);
+                c.game_id.push(r.game_id);
+                c.api_key_id.push(r.api_key_id);
+                c.environment.push(r.environment.clone());
+                c.event_name.push(r.event_name.clone());
+                c.event_id.push(r.event_id.clone());
+                c.player_id.push(r.player_id.clone());
+                c.session_id.push(r.session_id.clone());
+                c.actor_id.push(r.actor_id.clone());
+                c.properties.push(r.properties.to_string());
+                c.revenue_amount.push(r.revenue_amount);
+                c.log_level.push(r.log_level.clone());
+                c.occurred_at.push(r.occurred_at);
+                c.received_at.push(r.received_at);
+            }
+            c
+        }
+
+        fn bind(self, query: Query<'_, Postgres, PgArguments>) -> Query<'_, Postgres, PgArguments> {
+            query
+                .bind(self.id)
+                .bind(self.game_id)
+                .bind(self.api_key_id)
+                .bind(self.environment)
+                .bind(self.event_name)
+                .bind(self.event_id)
+                .bind(self.player_id)
+                .bind(self.session_id)
+                .bind(self.actor_id)
+                .bind(self.properties)
+                .bind(self.revenue_amount)
+                .bind(self.log_level)
+                .bind(self.occurred_at)
+                .bind(self.received_at)
+        }
+    }
+
+    pub async fn store(pool: &PgPool, jobs: &[&[events::Model]]) -> Result<Vec<Written>, DbErr> {
+        let mut txn = pool.begin().await.map_err(db_error)?;
+        let (plain, keyed) = split(jobs);
+        if !plain.is_empty() {
+            Columns::of(&plain).bind(sqlx::query(INSERT)).execute(&mut *txn).await.map_err(db_error)?;
+        }
+        let mut inserted_keyed = HashSet::new();
+        if !keyed.is_empty() {
+            let sql = sqlx::AssertSqlSafe(format!("{INSERT} {INSERT_NEW_ONLY}"));
+            let rows = Columns::of(&keyed).bind(sqlx::query(sql)).fetch_all(&mut *txn).await.map_err(db_error)?;
+            for row in rows {
+                inserted_keyed.insert(sqlx::Row::try_get::<Uuid, _>(&row, 0).map_err(db_error)?);
+            }
+        }
+        let (outcomes, usage) = tally(jobs, &inserted_keyed);
+        for ((game_id, month), events) in usage {
+            sqlx::query(ADD_USAGE).bind(game_id).bind(month).bind(events).execute(&mut *txn).await.map_err(db_error)?;
+        }
+        txn.commit().await.map_err(db_error)?;
+        Ok(outcomes)
+    }
+
+    /// Driver errors in SeaORM's terms: unreachable-database errors become `DbErr::Conn`, so
+    /// they are answered 503 like every other cold-store outage.
+    fn db_error(error: sqlx::Error) -> DbErr {
+        let unreachable = matches!(
+            error,
+            sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed
+        );
+        let error = RuntimeErr::SqlxError(Arc::new(error));
+        if unreachable {
+            DbErr::Conn(error)
+        } else {
+            DbErr::Exec(error)
+        }
+    }
+}
+
+/// `DbErr` is not `Clone`; every request of a failed batch gets an equivalent error.
+fn clone_error(error: &DbErr) -> DbErr {
+    if crate::error::is_unavailable(error) {
+        DbErr::Conn(sea_orm::RuntimeErr::Internal(error.to_string()))
+    } else {
+        DbErr::Custom(error.to_string())
+    }
+}
