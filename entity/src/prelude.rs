@@ -1,3 +1,5 @@
+pub use super::achievement_unlocks::Entity as AchievementUnlocks;
+pub use super::achievements::Entity as Achievements;
 pub use super::api_keys::Entity as ApiKeys;
 pub use super::events::Entity as Events;
 pub use super::game_members::Entity as GameMembers;

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
 pub mod memory;
+pub mod presence;
 pub mod redis;
 
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +47,7 @@ pub trait Locks: Send + Sync {
 pub struct HotStore {
     pub limits: Arc<dyn Limits>,
     pub locks: Arc<dyn Locks>,
+    pub presence: Arc<dyn presence::Presence>,
     /// `Some` when Redis backs this store (used by readiness checks).
     pub redis: Option<redis::RedisHandle>,
 }
@@ -53,13 +55,15 @@ pub struct HotStore {
 impl HotStore {
     pub fn in_process() -> Self {
         let store = Arc::new(memory::MemoryStore::default());
-        Self { limits: store.clone(), locks: store, redis: None }
+        let presence = Arc::new(presence::memory::MemoryPresence::default());
+        Self { limits: store.clone(), locks: store, presence, redis: None }
     }
 
     pub async fn connect_redis(url: &str, prefix: &str) -> Result<Self, HotError> {
         let handle = redis::RedisHandle::connect(url, prefix).await?;
         let store = Arc::new(redis::RedisStore::new(handle.clone()));
-        Ok(Self { limits: store.clone(), locks: store, redis: Some(handle) })
+        let presence = Arc::new(presence::redis::RedisPresence::connect(handle.clone(), url).await?);
+        Ok(Self { limits: store.clone(), locks: store, presence, redis: Some(handle) })
     }
 
     /// True when the hot store answers.
