@@ -1,6 +1,8 @@
 //! SeaORM entities for playtrace's cold store, one module per table (sea-orm-cli layout).
 pub mod prelude;
 
+pub mod achievement_unlocks;
+pub mod achievements;
 pub mod api_keys;
 pub mod event_schemas;
 pub mod event_usage;

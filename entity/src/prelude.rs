@@ -1,3 +1,5 @@
+pub use super::achievement_unlocks::Entity as AchievementUnlocks;
+pub use super::achievements::Entity as Achievements;
 pub use super::api_keys::Entity as ApiKeys;
 pub use super::event_schemas::Entity as EventSchemas;
 pub use super::event_usage::Entity as EventUsage;

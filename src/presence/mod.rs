@@ -1,7 +1,15 @@
-//! Activity and presence: rich presence, the live list and the WebSocket feed.
+//! Activity and presence: rich presence set by the game, the presence and live lists, the
+//! WebSocket feed, and the worker's check that announces players going offline. The entries
+//! themselves live in the hot store (`store::hot::presence`).
+pub mod api;
+pub mod service;
+pub mod stream;
+
 use crate::state::AppState;
 
+pub use service::schedule;
+
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
-pub fn apis(_state: &AppState) -> impl poem_openapi::OpenApi {
-    crate::api::NoApi
+pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
+    api::PresenceApi { state: state.clone() }
 }

@@ -20,6 +20,7 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
         .await?;
     crate::leaderboards::schedule(&scheduler, &state).await?;
     crate::alerts::schedule(&scheduler, &state).await?;
+    crate::presence::schedule(&scheduler, &state).await?;
     scheduler.start().await?;
     Ok(scheduler)
 }

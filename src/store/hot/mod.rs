@@ -8,6 +8,7 @@ use std::sync::Arc;
 pub mod leaderboards;
 pub mod memory;
 pub mod quotas;
+pub mod presence;
 pub mod redis;
 
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +53,7 @@ pub struct HotStore {
     pub leaderboards: Arc<dyn leaderboards::Leaderboards>,
     /// Monthly event quota counters (events feature).
     pub quotas: Arc<dyn quotas::Quotas>,
+    pub presence: Arc<dyn presence::Presence>,
     /// `Some` when Redis backs this store (used by readiness checks).
     pub redis: Option<redis::RedisHandle>,
 }
@@ -59,11 +61,13 @@ pub struct HotStore {
 impl HotStore {
     pub fn in_process() -> Self {
         let store = Arc::new(memory::MemoryStore::default());
+        let presence = Arc::new(presence::memory::MemoryPresence::default());
         Self {
             limits: store.clone(),
             locks: store,
             leaderboards: Arc::new(leaderboards::memory::MemoryLeaderboards::default()),
             quotas: Arc::new(quotas::MemoryQuotas::default()),
+            presence,
             redis: None,
         }
     }
@@ -71,11 +75,13 @@ impl HotStore {
     pub async fn connect_redis(url: &str, prefix: &str) -> Result<Self, HotError> {
         let handle = redis::RedisHandle::connect(url, prefix).await?;
         let store = Arc::new(redis::RedisStore::new(handle.clone()));
+        let presence = Arc::new(presence::redis::RedisPresence::connect(handle.clone(), url).await?);
         Ok(Self {
             limits: store.clone(),
             locks: store,
             leaderboards: Arc::new(leaderboards::redis::RedisLeaderboards::new(handle.clone())),
             quotas: Arc::new(quotas::RedisQuotas::new(handle.clone())),
+            presence,
             redis: Some(handle),
         })
     }

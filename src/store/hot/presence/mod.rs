@@ -1,0 +1,161 @@
+//! Presence in the hot store: one entry per (game, player) with its status, activity and data,
+//! a per-game index by last update, and the live feed dashboards subscribe to.
+//!
+//! Time decides everything here and is always the caller's `now`: an entry silent for
+//! `OFFLINE_AFTER` reads as offline and leaves the active lists at once, whether or not
+//! anything has swept it; it is forgotten after `RETAIN`.
+use super::HotError;
+use crate::api::timestamp;
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+mod feed;
+pub mod memory;
+pub mod redis;
+
+pub use feed::{FeedHub, FeedSubscription};
+
+/// Silence after which a player reads as offline (interface section 8).
+pub const OFFLINE_AFTER: Duration = Duration::minutes(10);
+/// How long an entry is kept after its last update, offline or not.
+pub const RETAIN: Duration = Duration::hours(24);
+
+/// A status the game sets. `offline` is never set: it is what an entry reads as after silence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PresenceStatus {
+    Playing,
+    Waiting,
+    Idle,
+}
+
+impl PresenceStatus {
+    pub const ALL: [PresenceStatus; 3] = [Self::Playing, Self::Waiting, Self::Idle];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Playing => "playing",
+            Self::Waiting => "waiting",
+            Self::Idle => "idle",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.as_str() == raw)
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Self::Playing => 0,
+            Self::Waiting => 1,
+            Self::Idle => 2,
+        }
+    }
+}
+
+/// One player's presence as the game last set it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PresenceEntry {
+    pub player_id: String,
+    pub session_id: Option<String>,
+    pub status: PresenceStatus,
+    pub activity: String,
+    /// The activity's structured `details` (an object).
+    pub data: Value,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl PresenceEntry {
+    pub fn is_offline_at(&self, now: DateTime<Utc>) -> bool {
+        now - self.updated_at >= OFFLINE_AFTER
+    }
+
+    /// The status a reader sees at `now`: the stored one, or `offline` after the silence.
+    pub fn status_at(&self, now: DateTime<Utc>) -> &'static str {
+        if self.is_offline_at(now) {
+            "offline"
+        } else {
+            self.status.as_str()
+        }
+    }
+
+    fn is_retained_at(&self, now: DateTime<Utc>) -> bool {
+        now - self.updated_at < RETAIN
+    }
+}
+
+/// One page of a game's active (not offline) players, most recently updated first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PresencePage {
+    /// Every active entry matching the filter, not only this page's.
+    pub active_count: u64,
+    pub entries: Vec<PresenceEntry>,
+}
+
+/// An entry that crossed into offline and was announced on the feed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WentOffline {
+    pub game_id: Uuid,
+    pub player_id: String,
+    pub last_updated: DateTime<Utc>,
+}
+
+/// Presence entries and their live feed, shared by every node when Redis is on.
+#[async_trait]
+pub trait Presence: Send + Sync {
+    /// Stores `entry` (its `updated_at` is the write time) and announces `activity.updated`.
+    async fn set(&self, game_id: Uuid, entry: &PresenceEntry) -> Result<(), HotError>;
+    /// Forgets the player's entry. True when there was one (then `activity.cleared` is announced).
+    async fn clear(&self, game_id: Uuid, player_id: &str, now: DateTime<Utc>) -> Result<bool, HotError>;
+    /// The player's entry, offline or not, unless older than `RETAIN` or cleared.
+    async fn get(&self, game_id: Uuid, player_id: &str, now: DateTime<Utc>) -> Result<Option<PresenceEntry>, HotError>;
+    /// Active entries (silent for less than `OFFLINE_AFTER`), optionally of one status, newest first.
+    async fn active(
+        &self,
+        game_id: Uuid,
+        status: Option<PresenceStatus>,
+        now: DateTime<Utc>,
+        offset: u64,
+        limit: u64,
+    ) -> Result<PresencePage, HotError>;
+    /// Claims up to `max` entries that have gone offline by `now` and not been announced yet,
+    /// and announces `presence.offline` for each. Every such entry is claimed by exactly one
+    /// caller, however many nodes run the check.
+    async fn announce_offline(&self, now: DateTime<Utc>, max: usize) -> Result<Vec<WentOffline>, HotError>;
+    /// This node's live feed of one game's presence messages (from every node).
+    async fn subscribe(&self, game_id: Uuid) -> Result<FeedSubscription, HotError>;
+}
+
+/// The feed message for a set entry.
+pub fn updated_message(entry: &PresenceEntry) -> String {
+    json!({
+        "type": "activity.updated",
+        "player_id": entry.player_id,
+        "status": entry.status.as_str(),
+        "activity": entry.activity,
+        "details": entry.data,
+        "session_id": entry.session_id,
+        "updated_at": timestamp(entry.updated_at),
+    })
+    .to_string()
+}
+
+/// The feed message for a cleared entry.
+pub fn cleared_message(player_id: &str, now: DateTime<Utc>) -> String {
+    json!({ "type": "activity.cleared", "player_id": player_id, "cleared_at": timestamp(now) }).to_string()
+}
+
+/// The feed message for an entry that went silent.
+pub fn offline_message(player_id: &str, last_updated: DateTime<Utc>) -> String {
+    json!({ "type": "presence.offline", "player_id": player_id, "last_updated": timestamp(last_updated) })
+        .to_string()
+}
+
+fn millis(at: DateTime<Utc>) -> i64 {
+    at.timestamp_millis()
+}
+
+fn from_millis(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
+}
