@@ -24,7 +24,10 @@ use uuid::Uuid;
 /// parameters. (PostgreSQL sends each column as one array parameter instead.)
 const ROWS_PER_STATEMENT: usize = 1_000;
 /// A writer stops taking queued requests into its transaction once it holds this many rows.
-const ROWS_PER_TRANSACTION: usize = 4_000;
+/// Kept moderate so that, when few clients send large batches, the queue is shared among
+/// several writers (PostgreSQL inserts on several cores) instead of one writer taking it all
+/// while the others idle.
+const ROWS_PER_TRANSACTION: usize = 500;
 /// Requests that may wait in the queue before new ones wait to enter it (back-pressure).
 const QUEUE_CAPACITY: usize = 4_096;
 /// How long a graceful shutdown waits for queued writes.
@@ -120,11 +123,11 @@ impl EventWriter {
 
     fn start(self: &Arc<Self>) {
         self.started.get_or_init(|| {
-            // SQLite has one writer at a time anyway; PostgreSQL overlaps the INSERTs of a few
-            // transactions while one of them commits.
+            // SQLite has one writer at a time anyway; PostgreSQL runs the INSERTs of several
+            // transactions on several cores while one of them commits.
             let writers = match self.db.get_database_backend() {
                 DbBackend::Sqlite => 1,
-                _ => 3,
+                _ => 4,
             };
             for _ in 0..writers {
                 let writer = self.clone();
