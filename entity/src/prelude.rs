@@ -1,5 +1,8 @@
+pub use super::alert_history::Entity as AlertHistory;
+pub use super::alert_rules::Entity as AlertRules;
 pub use super::api_keys::Entity as ApiKeys;
 pub use super::events::Entity as Events;
+pub use super::funnels::Entity as Funnels;
 pub use super::game_members::Entity as GameMembers;
 pub use super::games::Entity as Games;
 pub use super::password_reset_tokens::Entity as PasswordResetTokens;
