@@ -128,6 +128,31 @@ pub fn funnel_view(funnel: funnels::Model) -> Funnel {
     }
 }
 
+async fn build_report(
+    state: &AppState,
+    funnel: &funnels::Model,
+    from: Option<&str>,
+    to: Option<&str>,
+    environment: Option<&str>,
+) -> Result<FunnelReport, ApiError> {
+    let environment = parse_environment(environment)?;
+    let report = service::report(state, funnel, from, to, environment).await?;
+    Ok(FunnelReport {
+        funnel_id: funnel.id.to_string(),
+        name: funnel.name.clone(),
+        mode: funnel.mode.clone(),
+        from: report.from.to_string(),
+        to: report.to.to_string(),
+        within_hours: funnel.within_hours,
+        steps: report
+            .steps
+            .into_iter()
+            .map(|s| FunnelStep { step: s.step, event: s.event, count: s.count, dropoff: s.dropoff })
+            .collect(),
+        overall_conversion: report.overall_conversion,
+    })
+}
+
 fn parse_environment(raw: Option<&str>) -> Result<Option<&str>, ApiError> {
     match raw {
         None => Ok(None),
@@ -214,6 +239,26 @@ impl FunnelDefinitionsApi {
         Ok(Json(funnel_view(funnel)))
     }
 
+    /// Conversion through one funnel, for the dashboard (any member): the same report as
+    /// `GET /v1/funnels/{funnel_id}` with the same `from`, `to` and `environment` parameters.
+    #[oai(path = "/:game_id/funnels/:funnel_id/report", method = "get", operation_id = "getFunnelReport")]
+    async fn report(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        funnel_id: Path<Uuid>,
+        /// First day, `YYYY-MM-DD` (UTC).
+        from: Query<Option<String>>,
+        /// Last day, `YYYY-MM-DD` (UTC).
+        to: Query<Option<String>>,
+        /// Count only events sent with `development` or `production` keys (default: both).
+        environment: Query<Option<String>>,
+    ) -> poem::Result<Json<FunnelReport>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let funnel = service::find(&self.state, game_id.0, funnel_id.0).await?;
+        Ok(Json(build_report(&self.state, &funnel, from.0.as_deref(), to.0.as_deref(), environment.0.as_deref()).await?))
+    }
+
     /// Delete a funnel (editor).
     #[oai(path = "/:game_id/funnels/:funnel_id", method = "delete", operation_id = "deleteFunnel")]
     async fn delete(&self, auth: BearerAuth, game_id: Path<Uuid>, funnel_id: Path<Uuid>) -> poem::Result<FunnelDeleted> {
@@ -251,21 +296,6 @@ impl FunnelsApi {
         // A malformed id names no funnel: 404 like an unknown one.
         let funnel_id = Uuid::parse_str(&funnel_id.0).map_err(|_| ApiError::not_found("Funnel not found"))?;
         let funnel = service::find(&self.state, auth.0.game_id, funnel_id).await?;
-        let environment = parse_environment(environment.0.as_deref())?;
-        let report = service::report(&self.state, &funnel, from.0.as_deref(), to.0.as_deref(), environment).await?;
-        Ok(Json(FunnelReport {
-            funnel_id: funnel.id.to_string(),
-            name: funnel.name.clone(),
-            mode: funnel.mode.clone(),
-            from: report.from.to_string(),
-            to: report.to.to_string(),
-            within_hours: funnel.within_hours,
-            steps: report
-                .steps
-                .into_iter()
-                .map(|s| FunnelStep { step: s.step, event: s.event, count: s.count, dropoff: s.dropoff })
-                .collect(),
-            overall_conversion: report.overall_conversion,
-        }))
+        Ok(Json(build_report(&self.state, &funnel, from.0.as_deref(), to.0.as_deref(), environment.0.as_deref()).await?))
     }
 }

@@ -679,6 +679,8 @@ async fn metrics_chart_each_series_over_utc_days_or_hours() {
     assert_eq!(hourly[5], Some(1.0));
     assert_eq!(hourly.iter().flatten().sum::<f64>(), 1.0);
 
+    let (_, body) = metric("metric=crashes&environment=production".into()).await;
+    assert_eq!(body["total"], 0.0, "the events came through a development key");
     let (_, body) = metric("metric=crashes".into()).await;
     assert_eq!(body["points"].as_array().unwrap().len(), 30, "default: the 30 days up to today");
     assert_eq!(body["total"], 3.0);

@@ -146,7 +146,14 @@ async fn loose_and_strict_funnels_count_users_per_step() {
     assert_eq!(body["steps"][2]["dropoff"], 50.0);
     assert_eq!(body["overall_conversion"], 50.0);
 
-    let body = report(&app, &key, strict["funnel_id"].as_str().unwrap(), "").await;
+    let strict_id = strict["funnel_id"].as_str().unwrap();
+    let body = report(&app, &key, strict_id, "").await;
+    let (status, dashboard) = read(
+        app.dashboard(Method::GET, &format!("/v1/games/{game_id}/funnels/{strict_id}/report"), &token).send().await.unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{dashboard}");
+    assert_eq!(dashboard, body, "the dashboard sees the same report");
     assert_eq!(body["mode"], "strict");
     assert_eq!(counts(&body), vec![4, 3, 1], "p2 signed up before opening; only p1 bought after signing up");
     assert_eq!(body["steps"][1]["dropoff"], 25.0);
@@ -228,6 +235,10 @@ async fn reports_cover_the_requested_utc_days() {
     assert_eq!(counts(&body), vec![1, 1], "from and to are inclusive");
     let body = report(&app, &key, id, &format!("?to={}", day(39))).await;
     assert_eq!(counts(&body), vec![1, 1], "30 days up to to");
+    let body = report(&app, &key, id, "?environment=production").await;
+    assert_eq!(counts(&body), vec![0, 0], "the events came through a development key");
+    let body = report(&app, &key, id, "?environment=development").await;
+    assert_eq!(counts(&body), vec![1, 1]);
     let body = report(&app, &key, id, &format!("?from={}&to={}", day(1), day(0))).await;
     assert_eq!(counts(&body), vec![0, 0]);
     assert_eq!(body["overall_conversion"], 0.0, "0 when nobody started");
@@ -241,6 +252,7 @@ async fn reports_cover_the_requested_utc_days() {
         ("?from=2026-11-21T00:00:00Z", "a timestamp, not a date"),
         ("?from=2026-11-10&to=2026-11-01", "from after to"),
         ("?from=2020-01-01&to=2026-01-01", "over 366 days"),
+        ("?environment=staging", "unknown environment"),
     ] {
         let (status, body) = read(app.game(Method::GET, &format!("/v1/funnels/{id}{query}"), &key).send().await.unwrap()).await;
         assert_eq!(status, 400, "{why}: {body}");
