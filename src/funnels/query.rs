@@ -3,8 +3,9 @@
 //!
 //! - Loose: per user, a flag per step ("did it in the range"); step k counts users with flags
 //!   1..k. One scan and one GROUP BY.
-//! - Strict: chained CTEs, each step's earliest time after the previous step's time. Taking
-//!   the earliest match at every step is enough to decide whether an ordered path exists.
+//! - Strict: chained CTEs, each step's earliest time after the previous step's time, each
+//!   reading its step's rows through the (game, event name, time) index. Taking the earliest
+//!   match at every step is enough to decide whether an ordered path exists.
 //! - A conversion window (`within_hours`) is anchored at the user's first step-1 event in the
 //!   range: strict steps must happen within the window after it, loose steps within the
 //!   window on either side of it.
@@ -48,10 +49,12 @@ pub async fn step_counts(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> 
         })
         .collect();
     let in_list = names.iter().map(|(_, ph)| ph.as_str()).collect::<Vec<_>>().join(", ");
-    let environment = match query.environment {
-        Some(environment) => format!("AND environment = {}", p.bind(environment.to_string())),
+    let environment_param = query.environment.map(|environment| p.bind(environment.to_string()));
+    let environment_filter = |column: &str| match &environment_param {
+        Some(placeholder) => format!("AND {column} = {placeholder}"),
         None => String::new(),
     };
+    let environment = environment_filter("environment");
     let window = query.within_hours.map(|hours| p.bind(i64::from(hours) * 3600));
     let base = format!(
         "WITH step_events AS (\
@@ -87,24 +90,36 @@ pub async fn step_counts(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> 
             )
         }
         (Mode::Strict, window) => {
+            // Each step reads its own rows through the (game, event name, time) index rather
+            // than rescanning one materialised set of all steps.
+            let rows_of = |alias: &str, step: &str| {
+                format!(
+                    "{alias}.game_id = {game} AND {alias}.occurred_at >= {from} AND {alias}.occurred_at < {to} \
+                     AND {alias}.event_name = {step} {}",
+                    environment_filter(&format!("{alias}.environment"))
+                )
+            };
+            let anchor = if window.is_some() { ", MIN(e.occurred_at) AS t0" } else { "" };
             let mut sql = format!(
-                "{base}, s1 AS (\
-                   SELECT actor_id, MIN(occurred_at) AS t, MIN(occurred_at) AS t0 FROM step_events \
-                   WHERE event_name = {first} GROUP BY actor_id)",
-                first = step_params[0]
+                "WITH s1 AS (SELECT e.actor_id, MIN(e.occurred_at) AS t{anchor} FROM events e WHERE {} GROUP BY e.actor_id)",
+                rows_of("e", &step_params[0])
             );
             for (index, step) in step_params.iter().enumerate().skip(1) {
-                let within = match window {
-                    Some(window) => format!("AND {} <= {} + {window}", epoch("e.occurred_at"), epoch("p.t0")),
-                    None => String::new(),
+                let (carry, within) = match window {
+                    Some(window) => (
+                        ", MIN(p.t0) AS t0",
+                        format!("AND {} <= {} + {window}", epoch("e.occurred_at"), epoch("p.t0")),
+                    ),
+                    None => ("", String::new()),
                 };
                 sql.push_str(&format!(
                     ", s{k} AS (\
-                       SELECT e.actor_id, MIN(e.occurred_at) AS t, MIN(p.t0) AS t0 FROM step_events e \
+                       SELECT e.actor_id, MIN(e.occurred_at) AS t{carry} FROM events e \
                        JOIN s{previous} p ON p.actor_id = e.actor_id AND e.occurred_at > p.t {within} \
-                       WHERE e.event_name = {step} GROUP BY e.actor_id)",
+                       WHERE {rows} GROUP BY e.actor_id)",
                     k = index + 1,
                     previous = index,
+                    rows = rows_of("e", step),
                 ));
             }
             let counts = (1..=step_params.len())

@@ -156,6 +156,8 @@ async fn loose_and_strict_funnels_count_users_per_step() {
     assert_eq!(dashboard, body, "the dashboard sees the same report");
     assert_eq!(body["mode"], "strict");
     assert_eq!(counts(&body), vec![4, 3, 1], "p2 signed up before opening; only p1 bought after signing up");
+    assert_eq!(counts(&report(&app, &key, strict_id, "?environment=development").await), vec![4, 3, 1]);
+    assert_eq!(counts(&report(&app, &key, strict_id, "?environment=production").await), vec![0, 0, 0]);
     assert_eq!(body["steps"][1]["dropoff"], 25.0);
     assert_eq!(body["steps"][2]["dropoff"], 66.67);
     assert_eq!(body["overall_conversion"], 25.0);
