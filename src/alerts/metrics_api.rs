@@ -62,6 +62,7 @@ impl MetricsApi {
     /// inclusive (default: the 30 days up to today); `bucket` is `day` (default, up to 366
     /// days) or `hour` (up to 31 days).
     #[oai(path = "/:game_id/metrics", method = "get", operation_id = "getGameMetric")]
+    #[allow(clippy::too_many_arguments)] // one argument per query parameter
     async fn metric(
         &self,
         auth: BearerAuth,

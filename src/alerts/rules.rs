@@ -90,7 +90,7 @@ pub fn parse_threshold(raw: f64) -> Result<f64, ApiError> {
 }
 
 pub fn parse_window(raw: i64) -> Result<i32, ApiError> {
-    if raw < 1 || raw > MAX_WINDOW_HOURS {
+    if !(1..=MAX_WINDOW_HOURS).contains(&raw) {
         return Err(ApiError::bad_request("comparison_window_hours must be 1 to 2160"));
     }
     Ok(raw as i32)

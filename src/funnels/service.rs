@@ -68,7 +68,7 @@ pub fn parse_steps(raw: &[String]) -> Result<Vec<String>, ApiError> {
 }
 
 pub fn parse_within_hours(raw: i64) -> Result<i32, ApiError> {
-    if raw < 1 || raw > MAX_WITHIN_HOURS {
+    if !(1..=MAX_WITHIN_HOURS).contains(&raw) {
         return Err(ApiError::bad_request("within_hours must be 1 to 8760"));
     }
     Ok(raw as i32)
