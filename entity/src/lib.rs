@@ -3,11 +3,14 @@ pub mod prelude;
 
 pub mod achievement_unlocks;
 pub mod achievements;
+pub mod alert_history;
+pub mod alert_rules;
 pub mod api_keys;
 pub mod event_schemas;
 pub mod event_usage;
 pub mod events;
 pub mod game_configs;
+pub mod funnels;
 pub mod game_members;
 pub mod games;
 pub mod leaderboard_bans;

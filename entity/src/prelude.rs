@@ -1,10 +1,13 @@
 pub use super::achievement_unlocks::Entity as AchievementUnlocks;
 pub use super::achievements::Entity as Achievements;
+pub use super::alert_history::Entity as AlertHistory;
+pub use super::alert_rules::Entity as AlertRules;
 pub use super::api_keys::Entity as ApiKeys;
 pub use super::event_schemas::Entity as EventSchemas;
 pub use super::event_usage::Entity as EventUsage;
 pub use super::events::Entity as Events;
 pub use super::game_configs::Entity as GameConfigs;
+pub use super::funnels::Entity as Funnels;
 pub use super::game_members::Entity as GameMembers;
 pub use super::games::Entity as Games;
 pub use super::leaderboard_bans::Entity as LeaderboardBans;

@@ -1,0 +1,368 @@
+//! Evaluating a rule (current value against its baseline), firing it at most once per 60
+//! minutes across any number of workers, and the worker job that does this for every rule.
+//!
+//! Firing is guarded twice: a short lease in the hot store (`Locks`) keeps two workers from
+//! firing the same rule at the same moment, and a conditional update of `last_fired_at` in the
+//! cold store (only when it is empty or at least 60 minutes old, as `state.now()` sees it)
+//! decides the cooldown durably, even if the lease expired or Redis was flushed.
+use super::{
+    metrics::{self, Buckets, Point, Scope},
+    rules::AlertType,
+};
+use crate::{
+    api::timestamp,
+    error::ApiError,
+    funnels::service::round2,
+    notify::{email::Delivery, webhook},
+    state::AppState,
+};
+use chrono::{DateTime, Duration, DurationRound, Utc};
+use entity::{alert_history, alert_rules, games};
+use futures_util::StreamExt;
+use sea_orm::{sea_query::Expr, ColumnTrait, Condition, EntityTrait, QueryFilter};
+use serde_json::json;
+use std::sync::{
+    atomic::{AtomicBool, Ordering},
+    Arc,
+};
+use uuid::Uuid;
+
+/// A rule fires at most once per this many minutes.
+pub const COOLDOWN_MINUTES: i64 = 60;
+/// How long one worker may hold a rule while it fires (sending takes at most ~30 s).
+const FIRING_LEASE_SECS: u64 = 120;
+/// Rules evaluated at once by the worker.
+const PARALLEL_EVALUATIONS: usize = 4;
+
+/// A rule's metric now and its baseline.
+#[derive(Debug, Clone)]
+pub struct Evaluation {
+    pub current: f64,
+    pub baseline: f64,
+    /// Change of the current value from the baseline, in percent (0 with a zero baseline).
+    pub change_percent: f64,
+    /// The trigger rule is met.
+    pub triggered: bool,
+    pub reason: String,
+}
+
+/// What `evaluate_and_fire` did.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub evaluation: Evaluation,
+    pub fired: bool,
+    pub reason: String,
+    pub history: Option<alert_history::Model>,
+}
+
+fn rule_type(rule: &alert_rules::Model) -> AlertType {
+    AlertType::parse(&rule.alert_type).unwrap_or(AlertType::CrashSpike)
+}
+
+/// Computes the rule's current value and baseline (DESIGN 3.8):
+/// - spikes: count in the last hour against the hourly average over the window before it;
+/// - revenue and DAU: the last 24 hours against the daily average over the window before it
+///   (the window rounded to whole days, at least one);
+/// - retention: day-7 retention of the newest complete UTC-day cohort against the average of
+///   the non-empty cohorts of the window's days before it.
+#[tracing::instrument(skip_all, fields(rule_id = %rule.id))]
+pub async fn evaluate(state: &AppState, rule: &alert_rules::Model) -> Result<Evaluation, sea_orm::DbErr> {
+    let kind = rule_type(rule);
+    let now = state.now().duration_trunc(Duration::seconds(1)).unwrap_or_else(|_| state.now());
+    let scope = Scope { game_id: rule.game_id, environment: rule.environment.clone() };
+    let hours = i64::from(rule.comparison_window_hours.max(1));
+    let days = ((hours + 12) / 24).max(1);
+    let buckets = match kind {
+        AlertType::CrashSpike | AlertType::LogErrorSpike => {
+            Buckets { start: now - Duration::hours(hours + 1), seconds: 3600, count: hours as usize + 1 }
+        }
+        AlertType::RevenueDrop | AlertType::DauDrop => {
+            Buckets { start: now - Duration::days(days + 1), seconds: 86_400, count: days as usize + 1 }
+        }
+        AlertType::RetentionDrop => {
+            let newest_cohort = metrics::midnight(now.date_naive()) - Duration::days(8);
+            Buckets { start: newest_cohort - Duration::days(days), seconds: 86_400, count: days as usize + 1 }
+        }
+    };
+    let points = metrics::series(&state.db, &scope, kind.metric(), buckets, now).await?;
+    let (history, latest) = points.split_at(points.len() - 1);
+    let latest = latest[0];
+    let baseline = average(history, kind);
+    let current = latest.value.unwrap_or(0.0);
+    Ok(judge(kind, rule.threshold, current, baseline, latest, hours))
+}
+
+/// The baseline over the points before the latest: the plain average for counts and sums,
+/// the average of the defined (non-empty, complete) cohorts for retention.
+fn average(points: &[Point], kind: AlertType) -> f64 {
+    let values: Vec<f64> = match kind {
+        AlertType::RetentionDrop => points.iter().filter_map(|p| p.value).collect(),
+        _ => points.iter().map(|p| p.value.unwrap_or(0.0)).collect(),
+    };
+    if values.is_empty() {
+        0.0
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
+}
+
+fn judge(kind: AlertType, threshold: f64, current: f64, baseline: f64, latest: Point, window_hours: i64) -> Evaluation {
+    let (what, period) = match kind {
+        AlertType::CrashSpike => ("Crashes", "in the last hour vs the hourly average"),
+        AlertType::LogErrorSpike => ("Log errors and warnings", "in the last hour vs the hourly average"),
+        AlertType::RevenueDrop => ("Revenue", "in the last 24 hours vs the daily average"),
+        AlertType::DauDrop => ("Active users", "in the last 24 hours vs the daily average"),
+        AlertType::RetentionDrop => ("Day-7 retention (%)", "of the newest complete daily cohort vs the cohort average"),
+    };
+    let change_percent = if baseline > 0.0 { round2((current - baseline) * 100.0 / baseline) } else { 0.0 };
+    let limit = baseline * threshold;
+    let (triggered, reason) = if kind == AlertType::RetentionDrop && latest.value.is_none() {
+        (false, "The newest complete daily cohort has no users, so there is no retention to compare.".to_string())
+    } else if baseline <= 0.0 {
+        (false, format!("{what}: the baseline over the previous {window_hours} hours is zero, so the rule does not fire."))
+    } else {
+        let triggered = if kind.is_spike() { current >= limit } else { current < limit };
+        let relation = if kind.is_spike() { "at or above" } else { "below" };
+        let verdict = if triggered { "Triggered" } else { "Not triggered" };
+        (
+            triggered,
+            format!(
+                "{verdict}: {what} {period} over the previous {window_hours} hours: {} vs {} ({:+.2}%). \
+                 The rule fires {relation} {} ({}% of the baseline).",
+                number(current),
+                number(baseline),
+                change_percent,
+                number(limit),
+                number(threshold * 100.0),
+            ),
+        )
+    };
+    Evaluation { current: round2(current), baseline: round2(baseline), change_percent, triggered, reason }
+}
+
+/// A number for people: no trailing zeros beyond two decimals.
+fn number(value: f64) -> String {
+    let text = format!("{:.2}", value);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Evaluates the rule and, when its trigger rule is met and it is not cooling down, fires it:
+/// e-mail, webhook, history record.
+#[tracing::instrument(skip_all, fields(rule_id = %rule.id, game_id = %rule.game_id))]
+pub async fn evaluate_and_fire(state: &AppState, rule: &alert_rules::Model) -> Result<Outcome, ApiError> {
+    let evaluation = evaluate(state, rule).await?;
+    let not_fired = |reason: String, evaluation: Evaluation| Outcome { evaluation, fired: false, reason, history: None };
+    if !rule.enabled {
+        return Ok(not_fired("The rule is disabled.".into(), evaluation));
+    }
+    if !evaluation.triggered {
+        return Ok(not_fired(evaluation.reason.clone(), evaluation));
+    }
+    let now = state.now();
+    let lease = format!("alert-fire:{}", rule.id);
+    if !state.hot.locks.try_acquire(&lease, FIRING_LEASE_SECS, now).await? {
+        return Ok(not_fired("Another worker is firing this rule right now.".into(), evaluation));
+    }
+    let result = fire_unless_cooling_down(state, rule, &evaluation, now).await;
+    if let Err(error) = state.hot.locks.release(&lease).await {
+        tracing::warn!(error = %error, "releasing the firing lease failed; it expires on its own");
+    }
+    match result? {
+        Some(history) => Ok(Outcome { reason: evaluation.reason.clone(), evaluation, fired: true, history: Some(history) }),
+        None => {
+            let last = alert_rules::Entity::find_by_id(rule.id).one(&state.db).await?.and_then(|r| r.last_fired_at);
+            let reason = match last {
+                Some(at) => format!(
+                    "Triggered, but cooling down: the rule fired at {} and can fire again from {}.",
+                    timestamp(at),
+                    timestamp(at + Duration::minutes(COOLDOWN_MINUTES))
+                ),
+                None => "Triggered, but cooling down.".into(),
+            };
+            Ok(not_fired(reason, evaluation))
+        }
+    }
+}
+
+/// Claims the firing in the cold store, then notifies and records it. `None` when the rule
+/// fired less than 60 minutes ago.
+async fn fire_unless_cooling_down(
+    state: &AppState,
+    rule: &alert_rules::Model,
+    evaluation: &Evaluation,
+    now: DateTime<Utc>,
+) -> Result<Option<alert_history::Model>, ApiError> {
+    let cutoff = now - Duration::minutes(COOLDOWN_MINUTES);
+    let claimed = alert_rules::Entity::update_many()
+        .col_expr(alert_rules::Column::LastFiredAt, Expr::value(now))
+        .filter(alert_rules::Column::Id.eq(rule.id))
+        .filter(
+            Condition::any()
+                .add(alert_rules::Column::LastFiredAt.is_null())
+                .add(alert_rules::Column::LastFiredAt.lte(cutoff)),
+        )
+        .exec(&state.db)
+        .await?;
+    if claimed.rows_affected == 0 {
+        return Ok(None);
+    }
+    let game_name = games::Entity::find_by_id(rule.game_id)
+        .one(&state.db)
+        .await?
+        .map(|g| g.name)
+        .unwrap_or_else(|| rule.game_id.to_string());
+    let kind = rule_type(rule);
+    let (email_status, email_error) = send_email(state, rule, kind, &game_name, evaluation, now).await;
+    let (webhook_status, webhook_error) = match &rule.discord_webhook_url {
+        Some(url) => {
+            let body = alert_embed(rule, kind, &game_name, evaluation, now);
+            match webhook::post_json(url, &body, state.settings.allow_private_webhooks).await {
+                Ok(()) => ("sent", None),
+                Err(error) => ("failed", Some(format!("webhook: {error}"))),
+            }
+        }
+        None => ("skipped", None),
+    };
+    let errors: Vec<String> = [email_error, webhook_error].into_iter().flatten().collect();
+    let record = alert_history::Model {
+        id: Uuid::now_v7(),
+        rule_id: rule.id,
+        game_id: rule.game_id,
+        name: rule.name.clone(),
+        alert_type: rule.alert_type.clone(),
+        current_value: evaluation.current,
+        baseline_value: evaluation.baseline,
+        change_percent: evaluation.change_percent,
+        email_status: email_status.into(),
+        webhook_status: webhook_status.into(),
+        error: (!errors.is_empty()).then(|| errors.join("; ")),
+        triggered_at: now,
+    };
+    alert_history::Entity::insert(alert_history::ActiveModel::from(record.clone()))
+        .exec_without_returning(&state.db)
+        .await?;
+    tracing::info!(email_status, webhook_status, "alert fired");
+    Ok(Some(record))
+}
+
+async fn send_email(
+    state: &AppState,
+    rule: &alert_rules::Model,
+    kind: AlertType,
+    game_name: &str,
+    evaluation: &Evaluation,
+    now: DateTime<Utc>,
+) -> (&'static str, Option<String>) {
+    let subject = format!("[playtrace] {}: {} ({game_name})", kind.label(), rule.name);
+    let body = format!(
+        "The alert rule \"{name}\" fired for the game \"{game_name}\".\n\n\
+         Type: {label}\n\
+         Current value: {current}\n\
+         Baseline value: {baseline}\n\
+         Change from baseline: {change:+.2}%\n\
+         Threshold: {threshold} x baseline\n\
+         Comparison window: {window} hours\n\
+         Triggered at: {at}\n\n\
+         {reason}\n\n\
+         This rule fires at most once per hour.\n",
+        name = rule.name,
+        label = kind.label(),
+        current = number(evaluation.current),
+        baseline = number(evaluation.baseline),
+        change = evaluation.change_percent,
+        threshold = number(rule.threshold),
+        window = rule.comparison_window_hours,
+        at = timestamp(now),
+        reason = evaluation.reason,
+    );
+    match state.mailer.send(&rule.email, &subject, &body).await {
+        Ok(Delivery::Sent) => ("sent", None),
+        Ok(Delivery::Skipped) => ("skipped", None),
+        Err(error) => ("failed", Some(format!("email: {error}"))),
+    }
+}
+
+/// The Discord-compatible embed of a firing.
+pub fn alert_embed(rule: &alert_rules::Model, kind: AlertType, game_name: &str, evaluation: &Evaluation, now: DateTime<Utc>) -> serde_json::Value {
+    let field = |name: &str, value: String| json!({ "name": name, "value": value, "inline": true });
+    json!({
+        "embeds": [{
+            "title": format!("{}: {}", kind.label(), rule.name),
+            "description": evaluation.reason,
+            "color": kind.color(),
+            "fields": [
+                field("Game", game_name.to_string()),
+                field("Current", number(evaluation.current)),
+                field("Baseline", number(evaluation.baseline)),
+                field("Change", format!("{:+.2}%", evaluation.change_percent)),
+                field("Threshold", format!("{} x baseline", number(rule.threshold))),
+                field("Window", format!("{} h", rule.comparison_window_hours)),
+            ],
+            "timestamp": timestamp(now),
+        }]
+    })
+}
+
+/// The embed `test-webhook` sends.
+pub fn test_embed(rule: &alert_rules::Model, now: DateTime<Utc>) -> serde_json::Value {
+    let kind = rule_type(rule);
+    json!({
+        "embeds": [{
+            "title": format!("Test message: {}", rule.name),
+            "description": format!(
+                "This is a test of the playtrace alert rule \"{}\" ({}). When it fires, its alerts arrive here.",
+                rule.name,
+                kind.label()
+            ),
+            "color": kind.color(),
+            "fields": [{ "name": "Type", "value": kind.as_str(), "inline": true }],
+            "timestamp": timestamp(now),
+        }]
+    })
+}
+
+/// One pass of the worker: every enabled rule, a few at a time.
+pub async fn run_all(state: &AppState) -> Result<usize, ApiError> {
+    let rules = alert_rules::Entity::find()
+        .filter(alert_rules::Column::Enabled.eq(true))
+        .all(&state.db)
+        .await?;
+    let fired = futures_util::stream::iter(rules)
+        .map(|rule| async move {
+            match evaluate_and_fire(state, &rule).await {
+                Ok(outcome) => outcome.fired,
+                Err(error) => {
+                    tracing::warn!(rule_id = %rule.id, error = %error, "alert evaluation failed");
+                    false
+                }
+            }
+        })
+        .buffer_unordered(PARALLEL_EVALUATIONS)
+        .filter(|fired| std::future::ready(*fired))
+        .count()
+        .await;
+    Ok(fired)
+}
+
+/// Adds the evaluation job: every `--alert-interval-secs`, skipped while the previous pass
+/// still runs.
+pub async fn schedule(scheduler: &tokio_cron_scheduler::JobScheduler, state: &AppState) -> anyhow::Result<()> {
+    let running = Arc::new(AtomicBool::new(false));
+    let state = state.clone();
+    let every = std::time::Duration::from_secs(state.settings.alert_interval_secs.max(1));
+    let job = tokio_cron_scheduler::Job::new_repeated_async(every, move |_id, _scheduler| {
+        let state = state.clone();
+        let running = running.clone();
+        Box::pin(async move {
+            if running.swap(true, Ordering::AcqRel) {
+                return;
+            }
+            if let Err(error) = run_all(&state).await {
+                tracing::warn!(error = %error, "alert evaluation pass failed");
+            }
+            running.store(false, Ordering::Release);
+        })
+    })?;
+    scheduler.add(job).await?;
+    Ok(())
+}

@@ -1,0 +1,123 @@
+//! Alert kinds and the validated parts of a rule.
+use super::metrics::Metric;
+use crate::{error::ApiError, notify::webhook};
+
+/// The five alert kinds of interface 2.9.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlertType {
+    CrashSpike,
+    LogErrorSpike,
+    RevenueDrop,
+    DauDrop,
+    RetentionDrop,
+}
+
+impl AlertType {
+    pub const ALL: [Self; 5] = [Self::CrashSpike, Self::LogErrorSpike, Self::RevenueDrop, Self::DauDrop, Self::RetentionDrop];
+
+    pub fn parse(raw: &str) -> Result<Self, ApiError> {
+        Self::ALL.into_iter().find(|t| t.as_str() == raw).ok_or_else(|| {
+            ApiError::bad_request("type must be one of: crash_spike, log_error_spike, revenue_drop, dau_drop, retention_drop")
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::CrashSpike => "crash_spike",
+            Self::LogErrorSpike => "log_error_spike",
+            Self::RevenueDrop => "revenue_drop",
+            Self::DauDrop => "dau_drop",
+            Self::RetentionDrop => "retention_drop",
+        }
+    }
+
+    /// How people read it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::CrashSpike => "Crash spike",
+            Self::LogErrorSpike => "Log error spike",
+            Self::RevenueDrop => "Revenue drop",
+            Self::DauDrop => "DAU drop",
+            Self::RetentionDrop => "Retention drop",
+        }
+    }
+
+    /// Embed colour (DESIGN 3.8).
+    pub fn color(self) -> u32 {
+        match self {
+            Self::CrashSpike => 0xE74C3C,
+            Self::LogErrorSpike => 0x992D22,
+            Self::RevenueDrop => 0xE67E22,
+            Self::DauDrop => 0x3498DB,
+            Self::RetentionDrop => 0x9B59B6,
+        }
+    }
+
+    /// Spikes fire at or above `baseline * threshold`; drops below it.
+    pub fn is_spike(self) -> bool {
+        matches!(self, Self::CrashSpike | Self::LogErrorSpike)
+    }
+
+    pub fn metric(self) -> Metric {
+        match self {
+            Self::CrashSpike => Metric::Crashes,
+            Self::LogErrorSpike => Metric::LogErrors,
+            Self::RevenueDrop => Metric::Revenue,
+            Self::DauDrop => Metric::ActiveUsers,
+            Self::RetentionDrop => Metric::RetentionD7,
+        }
+    }
+}
+
+/// Longest comparison window: 90 days.
+pub const MAX_WINDOW_HOURS: i64 = 2160;
+/// A game keeps at most this many rules.
+pub const MAX_RULES_PER_GAME: u64 = 100;
+
+pub fn parse_name(raw: &str) -> Result<String, ApiError> {
+    let name = raw.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(ApiError::bad_request("name must be 1 to 100 characters"));
+    }
+    Ok(name.to_string())
+}
+
+pub fn parse_threshold(raw: f64) -> Result<f64, ApiError> {
+    if !raw.is_finite() || raw <= 0.0 || raw > 1000.0 {
+        return Err(ApiError::bad_request("threshold must be a number above 0 (at most 1000)"));
+    }
+    Ok(raw)
+}
+
+pub fn parse_window(raw: i64) -> Result<i32, ApiError> {
+    if !(1..=MAX_WINDOW_HOURS).contains(&raw) {
+        return Err(ApiError::bad_request("comparison_window_hours must be 1 to 2160"));
+    }
+    Ok(raw as i32)
+}
+
+pub fn parse_environment(raw: &str) -> Result<String, ApiError> {
+    match raw {
+        "development" | "production" => Ok(raw.to_string()),
+        _ => Err(ApiError::bad_request("environment must be development or production")),
+    }
+}
+
+/// An http(s) webhook URL; an empty string means none. Unless private targets are allowed,
+/// a URL whose host is, or resolves to, an internal address is refused here already (it is
+/// checked again on every send, since DNS answers change).
+pub async fn parse_webhook(raw: &str, allow_private: bool) -> Result<Option<String>, ApiError> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    let url = webhook::parse_url(raw)
+        .map_err(|_| ApiError::bad_request("discord_webhook_url must be an http or https URL"))?;
+    match webhook::check(&url, allow_private, std::time::Duration::from_secs(3)).await {
+        Err(webhook::WebhookError::Forbidden) => Err(ApiError::bad_request(
+            "discord_webhook_url must not point to a loopback, private, link-local or metadata address",
+        )),
+        // Unresolvable right now is not proof of anything; the send-time check decides.
+        _ => Ok(Some(url.to_string())),
+    }
+}

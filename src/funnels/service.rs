@@ -1,0 +1,171 @@
+//! Funnel definitions (parsed once at the edge) and the conversion report built from the
+//! step counts.
+use super::query::{self, FunnelQuery};
+use crate::{alerts::metrics, error::ApiError, state::AppState};
+use chrono::Duration;
+use entity::funnels;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use uuid::Uuid;
+
+pub const MIN_STEPS: usize = 2;
+pub const MAX_STEPS: usize = 20;
+/// A game keeps at most this many funnels.
+pub const MAX_FUNNELS_PER_GAME: u64 = 100;
+/// Longest conversion window: one year.
+pub const MAX_WITHIN_HOURS: i64 = 8760;
+/// A report covers at most this many days.
+pub const MAX_RANGE_DAYS: i64 = 366;
+pub const DEFAULT_RANGE_DAYS: i64 = 30;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Steps in any order, repeats counted once.
+    Loose,
+    /// Steps in the defined order, each after the previous one.
+    Strict,
+}
+
+impl Mode {
+    pub fn parse(raw: &str) -> Result<Self, ApiError> {
+        match raw {
+            "loose" => Ok(Self::Loose),
+            "strict" => Ok(Self::Strict),
+            _ => Err(ApiError::bad_request("mode must be loose or strict")),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Loose => "loose",
+            Self::Strict => "strict",
+        }
+    }
+}
+
+pub fn parse_name(raw: &str) -> Result<String, ApiError> {
+    let name = raw.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(ApiError::bad_request("name must be 1 to 100 characters"));
+    }
+    Ok(name.to_string())
+}
+
+/// 2 to 20 event names of 1 to 128 characters. A name may repeat (a strict funnel can ask
+/// for the same event twice).
+pub fn parse_steps(raw: &[String]) -> Result<Vec<String>, ApiError> {
+    if raw.len() < MIN_STEPS || raw.len() > MAX_STEPS {
+        return Err(ApiError::bad_request("steps must hold 2 to 20 event names"));
+    }
+    raw.iter()
+        .map(|step| {
+            if step.is_empty() || step.chars().count() > 128 {
+                Err(ApiError::bad_request("each step must be an event name of 1 to 128 characters"))
+            } else {
+                Ok(step.clone())
+            }
+        })
+        .collect()
+}
+
+pub fn parse_within_hours(raw: i64) -> Result<i32, ApiError> {
+    if !(1..=MAX_WITHIN_HOURS).contains(&raw) {
+        return Err(ApiError::bad_request("within_hours must be 1 to 8760"));
+    }
+    Ok(raw as i32)
+}
+
+/// The steps stored as JSON, read back.
+pub fn steps_of(funnel: &funnels::Model) -> Vec<String> {
+    serde_json::from_value(funnel.steps.clone()).unwrap_or_default()
+}
+
+pub fn mode_of(funnel: &funnels::Model) -> Mode {
+    Mode::parse(&funnel.mode).unwrap_or(Mode::Loose)
+}
+
+pub async fn list(state: &AppState, game_id: Uuid) -> Result<Vec<funnels::Model>, ApiError> {
+    Ok(funnels::Entity::find()
+        .filter(funnels::Column::GameId.eq(game_id))
+        .order_by_asc(funnels::Column::CreatedAt)
+        .order_by_asc(funnels::Column::Id)
+        .all(&state.db)
+        .await?)
+}
+
+/// The game's funnel, or 404 (also for another game's funnel).
+pub async fn find(state: &AppState, game_id: Uuid, funnel_id: Uuid) -> Result<funnels::Model, ApiError> {
+    funnels::Entity::find_by_id(funnel_id)
+        .filter(funnels::Column::GameId.eq(game_id))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Funnel not found"))
+}
+
+/// One step of a report.
+pub struct StepResult {
+    pub step: u32,
+    pub event: String,
+    pub count: u64,
+    /// Percent lost from the previous step; `None` on step 1.
+    pub dropoff: Option<f64>,
+}
+
+pub struct Report {
+    pub from: chrono::NaiveDate,
+    pub to: chrono::NaiveDate,
+    pub steps: Vec<StepResult>,
+    pub overall_conversion: f64,
+}
+
+/// Counts the funnel over the UTC days `from..=to` (defaults per `metrics::day_range`).
+pub async fn report(
+    state: &AppState,
+    funnel: &funnels::Model,
+    from: Option<&str>,
+    to: Option<&str>,
+    environment: Option<&str>,
+) -> Result<Report, ApiError> {
+    let today = state.now().date_naive();
+    let (from, to) = metrics::day_range(from, to, today, DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS)?;
+    let steps = steps_of(funnel);
+    let counts = query::step_counts(
+        &state.db,
+        &FunnelQuery {
+            game_id: funnel.game_id,
+            environment,
+            steps: &steps,
+            mode: mode_of(funnel),
+            within_hours: funnel.within_hours,
+            from: metrics::midnight(from),
+            to: metrics::midnight(to) + Duration::days(1),
+        },
+    )
+    .await?;
+    let results = steps
+        .into_iter()
+        .zip(&counts)
+        .enumerate()
+        .map(|(index, (event, &count))| StepResult {
+            step: index as u32 + 1,
+            event,
+            count,
+            dropoff: (index > 0).then(|| {
+                let previous = counts[index - 1];
+                if previous == 0 {
+                    0.0
+                } else {
+                    round2((previous - count.min(previous)) as f64 * 100.0 / previous as f64)
+                }
+            }),
+        })
+        .collect();
+    let first = counts.first().copied().unwrap_or(0);
+    let last = counts.last().copied().unwrap_or(0);
+    let overall_conversion = if first == 0 { 0.0 } else { round2(last as f64 * 100.0 / first as f64) };
+    Ok(Report { from, to, steps: results, overall_conversion })
+}
+
+/// Percentages are answered with two decimals.
+pub fn round2(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
