@@ -385,3 +385,24 @@ pub async fn email_of(app: &TestApp, token: &str) -> String {
     let (_, me) = read(app.dashboard(Method::GET, "/v1/auth/me", token).send().await.unwrap()).await;
     me["email"].as_str().or(me["user"]["email"].as_str()).expect("me has an email").to_string()
 }
+
+/// End to end through ingestion: events sent with `POST /v1/track` (backdated with
+/// `client_timestamp`) are what the funnel counts.
+#[tokio::test]
+async fn tracked_events_feed_the_funnel() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let funnel = create_funnel(&app, &token, &game_id, json!({ "name": "tutorial", "mode": "strict", "steps": ["start", "finish"] })).await;
+    let at = |minutes: i64| playtrace::api::timestamp(app.state.now() - Duration::hours(2) + Duration::minutes(minutes));
+    let batch = json!([
+        { "event_name": "start", "session_id": "s1", "player_id": "p1", "client_timestamp": at(0) },
+        { "event_name": "finish", "session_id": "s1", "player_id": "p1", "client_timestamp": at(5) },
+        { "event_name": "start", "session_id": "s2", "player_id": "p2", "client_timestamp": at(1) },
+        { "event_name": "finish", "session_id": "s3", "client_timestamp": at(2) },
+    ]);
+    let (status, body) = read(app.game(Method::POST, "/v1/track", &key).json(&batch).send().await.unwrap()).await;
+    assert_eq!(status, 202, "{body}");
+    let report = report(&app, &key, funnel["funnel_id"].as_str().unwrap(), "").await;
+    assert_eq!(counts(&report), vec![2, 1], "{report}");
+    assert_eq!(report["overall_conversion"].as_f64().unwrap(), 50.0);
+}
