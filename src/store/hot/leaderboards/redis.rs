@@ -59,23 +59,33 @@ keep_for(tonumber(ARGV[1]))
 return 1
 "#;
 
-const PAGE: &str = r#"
+/// Shared by PAGE and AROUND: `members` (ZRANGE ... WITHSCORES) as (member, score, stored)
+/// triples appended to `out`, the stored values fetched with one HMGET.
+const TRIPLES_FN: &str = r#"
+local function triples(h, members, out)
+  if #members == 0 then return out end
+  local players = {}
+  for i = 1, #members, 2 do players[#players + 1] = string.sub(members[i], 22) end
+  local stored = redis.call('HMGET', h, unpack(players))
+  for i = 1, #players do
+    out[#out + 1] = members[2 * i - 1]
+    out[#out + 1] = members[2 * i]
+    out[#out + 1] = stored[i] or ''
+  end
+  return out
+end
+"#;
+
+const PAGE_BODY: &str = r#"
 if redis.call('EXISTS', KEYS[3]) == 0 then return {-1} end
 local out = {redis.call('ZCARD', KEYS[1])}
 local limit = tonumber(ARGV[2])
-if limit > 0 then
-  local offset = tonumber(ARGV[1])
-  local members = redis.call('ZRANGE', KEYS[1], offset, offset + limit - 1, 'WITHSCORES')
-  for i = 1, #members, 2 do
-    out[#out + 1] = members[i]
-    out[#out + 1] = members[i + 1]
-    out[#out + 1] = redis.call('HGET', KEYS[2], string.sub(members[i], 22)) or ''
-  end
-end
-return out
+if limit <= 0 then return out end
+local offset = tonumber(ARGV[1])
+return triples(KEYS[2], redis.call('ZRANGE', KEYS[1], offset, offset + limit - 1, 'WITHSCORES'), out)
 "#;
 
-const AROUND: &str = r#"
+const AROUND_BODY: &str = r#"
 if redis.call('EXISTS', KEYS[3]) == 0 then return {-1} end
 local total = redis.call('ZCARD', KEYS[1])
 local stored = redis.call('HGET', KEYS[2], ARGV[1])
@@ -85,14 +95,7 @@ if not rank then return {total, -1} end
 local radius = tonumber(ARGV[2])
 local first = rank - radius
 if first < 0 then first = 0 end
-local members = redis.call('ZRANGE', KEYS[1], first, rank + radius, 'WITHSCORES')
-local out = {total, first}
-for i = 1, #members, 2 do
-  out[#out + 1] = members[i]
-  out[#out + 1] = members[i + 1]
-  out[#out + 1] = redis.call('HGET', KEYS[2], string.sub(members[i], 22)) or ''
-end
-return out
+return triples(KEYS[2], redis.call('ZRANGE', KEYS[1], first, rank + radius, 'WITHSCORES'), {total, first})
 "#;
 
 const REMOVE: &str = r#"
@@ -128,8 +131,8 @@ impl RedisLeaderboards {
             handle,
             submit: Script::from_lua(format!("{MERGE_FN}{SUBMIT_BODY}")),
             load: Script::from_lua(format!("{MERGE_FN}{LOAD_BODY}")),
-            page: Script::from_lua(PAGE),
-            around: Script::from_lua(AROUND),
+            page: Script::from_lua(format!("{TRIPLES_FN}{PAGE_BODY}")),
+            around: Script::from_lua(format!("{TRIPLES_FN}{AROUND_BODY}")),
             remove: Script::from_lua(REMOVE),
             expire: Script::from_lua(EXPIRE),
         }
