@@ -214,3 +214,16 @@ pub async fn read(response: Response) -> (u16, Value) {
     let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
     (status, body)
 }
+
+/// The hot stores a conformance suite runs against: the in-process one always, and Redis (with
+/// a fresh key prefix) on the services backend.
+pub async fn hot_stores() -> Vec<(&'static str, playtrace::store::hot::HotStore)> {
+    use playtrace::store::hot::HotStore;
+    let mut stores = vec![("memory", HotStore::in_process())];
+    if services_backend() {
+        let prefix = format!("pt-test:{}:", Uuid::new_v4().simple());
+        let redis = HotStore::connect_redis(&redis_url(), &prefix).await.expect("Redis is reachable");
+        stores.push(("redis", redis));
+    }
+    stores
+}

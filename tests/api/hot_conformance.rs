@@ -1,19 +1,9 @@
 //! One conformance suite for the hot-store traits, run against the in-process store always and
 //! against Redis on the services backend.
-use crate::helpers::{redis_url, services_backend};
+use crate::helpers::hot_stores as stores;
 use chrono::{Duration, TimeZone, Utc};
 use playtrace::store::hot::HotStore;
 use uuid::Uuid;
-
-async fn stores() -> Vec<(&'static str, HotStore)> {
-    let mut stores = vec![("memory", HotStore::in_process())];
-    if services_backend() {
-        let prefix = format!("pt-test:{}:", Uuid::new_v4().simple());
-        let redis = HotStore::connect_redis(&redis_url(), &prefix).await.expect("Redis is reachable");
-        stores.push(("redis", redis));
-    }
-    stores
-}
 
 #[tokio::test]
 async fn limits_count_per_bucket_and_window() {

@@ -1,6 +1,6 @@
 //! Black-box tests of leaderboards, plus the conformance suite of the `Leaderboards` hot-store
 //! trait (in-process always, Redis on the services backend).
-use crate::helpers::{read, redis_url, services_backend, spawn_app, spawn_on, TestApp};
+use crate::helpers::{read, services_backend, spawn_app, spawn_on, TestApp};
 use chrono::{Datelike, Duration, Utc};
 use playtrace::store::hot::{
     leaderboards::{HotBoard, HotEntry},
@@ -14,15 +14,7 @@ use uuid::Uuid;
 // Conformance suite of the hot-store trait
 // ---------------------------------------------------------------------------------------------
 
-async fn stores() -> Vec<(&'static str, HotStore)> {
-    let mut stores = vec![("memory", HotStore::in_process())];
-    if services_backend() {
-        let prefix = format!("pt-test:{}:", Uuid::new_v4().simple());
-        let redis = HotStore::connect_redis(&redis_url(), &prefix).await.expect("Redis is reachable");
-        stores.push(("redis", redis));
-    }
-    stores
-}
+use crate::helpers::hot_stores as stores;
 
 fn board(lower_is_better: bool) -> HotBoard {
     HotBoard {

@@ -1,12 +1,9 @@
 //! Presence: the hot-store conformance suite (in-process always, Redis on the services
 //! backend), then black-box tests of activity, presence, the live list and the WebSocket feed.
-use crate::helpers::{read, redis_url, services_backend, spawn_app, spawn_on, TestApp};
+use crate::helpers::{read, services_backend, spawn_app, spawn_on, TestApp};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use futures_util::StreamExt;
-use playtrace::store::hot::{
-    presence::{PresenceEntry, PresenceStatus},
-    HotStore,
-};
+use playtrace::store::hot::presence::{PresenceEntry, PresenceStatus};
 use reqwest::Method;
 use serde_json::{json, Value};
 use tokio_tungstenite::{
@@ -19,15 +16,7 @@ use uuid::Uuid;
 // ---------------------------------------------------------------------------------------------
 // Conformance: one suite, both implementations.
 
-async fn stores() -> Vec<(&'static str, HotStore)> {
-    let mut stores = vec![("memory", HotStore::in_process())];
-    if services_backend() {
-        let prefix = format!("pt-test:{}:", Uuid::new_v4().simple());
-        let redis = HotStore::connect_redis(&redis_url(), &prefix).await.expect("Redis is reachable");
-        stores.push(("redis", redis));
-    }
-    stores
-}
+use crate::helpers::hot_stores as stores;
 
 fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 21, 10, 0, 0).unwrap()
