@@ -1,5 +1,6 @@
 //! The HTTP surface: the OpenAPI tags, the tuple of every feature's `#[OpenApi]` struct, and
 //! the one function that builds the routed service with its middleware.
+use crate::error::ApiError;
 use crate::{
     accounts::api::AuthApi,
     error::into_json_response,
@@ -15,7 +16,6 @@ use poem::{
 use poem::{error::ResponseError, http::header};
 use poem_openapi::{OpenApiService, Tags};
 use tokio::io::AsyncReadExt;
-use crate::error::ApiError;
 
 /// Request bodies above this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -75,10 +75,18 @@ pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, (
     // One entry per feature; each feature lists its own structs in its `apis()`.
     let apis = (
         (
-            HealthApi { state: state.clone() },
-            AuthApi { state: state.clone() },
-            GamesApi { state: state.clone() },
-            ApiKeysApi { state: state.clone() },
+            HealthApi {
+                state: state.clone(),
+            },
+            AuthApi {
+                state: state.clone(),
+            },
+            GamesApi {
+                state: state.clone(),
+            },
+            ApiKeysApi {
+                state: state.clone(),
+            },
             crate::config::apis(state),
         ),
         crate::events::apis(state),

@@ -47,7 +47,9 @@ impl Application {
         };
 
         let (acceptor, port) = if settings.runs_api() {
-            let acceptor = TcpListener::bind(settings.listen.clone()).into_acceptor().await?;
+            let acceptor = TcpListener::bind(settings.listen.clone())
+                .into_acceptor()
+                .await?;
             let port = acceptor
                 .local_addr()
                 .first()
@@ -58,7 +60,11 @@ impl Application {
             (None, 0)
         };
         let public_url = settings.public_url.clone().unwrap_or_else(|| {
-            let host = settings.listen.rsplit_once(':').map(|(h, _)| h).unwrap_or("127.0.0.1");
+            let host = settings
+                .listen
+                .rsplit_once(':')
+                .map(|(h, _)| h)
+                .unwrap_or("127.0.0.1");
             format!("http://{host}:{port}")
         });
         let state = AppState {
@@ -72,7 +78,11 @@ impl Application {
             public_url: Arc::from(public_url.trim_end_matches('/')),
             settings: Arc::new(settings),
         };
-        Ok(Self { state, acceptor, port })
+        Ok(Self {
+            state,
+            acceptor,
+            port,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -89,7 +99,10 @@ impl Application {
     }
 
     /// Serves until `stop` completes, then drains in-flight requests (up to 10 seconds).
-    pub async fn run_until(self, stop: impl std::future::Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
+    pub async fn run_until(
+        self,
+        stop: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
         let mut scheduler = if self.state.settings.runs_worker() {
             Some(crate::worker::start(self.state.clone()).await?)
         } else {
@@ -120,7 +133,11 @@ async fn stored_jwt_secret(db: &Db) -> anyhow::Result<String> {
         key: Set("jwt_secret".into()),
         value: Set(random_hex(32)),
     })
-    .on_conflict(OnConflict::column(settings_table::Column::Key).do_nothing().to_owned())
+    .on_conflict(
+        OnConflict::column(settings_table::Column::Key)
+            .do_nothing()
+            .to_owned(),
+    )
     .exec_without_returning(db)
     .await?;
     let row = settings_table::Entity::find_by_id("jwt_secret".to_string())

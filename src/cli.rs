@@ -2,7 +2,11 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "playtrace", version, about = "Self-hostable game analytics and live-ops backend")]
+#[command(
+    name = "playtrace",
+    version,
+    about = "Self-hostable game analytics and live-ops backend"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -71,7 +75,11 @@ pub struct Settings {
     pub smtp_url: Option<String>,
 
     /// Sender address of outgoing mail.
-    #[arg(long, env = "PLAYTRACE_MAIL_FROM", default_value = "playtrace@localhost")]
+    #[arg(
+        long,
+        env = "PLAYTRACE_MAIL_FROM",
+        default_value = "playtrace@localhost"
+    )]
     pub mail_from: String,
 
     /// Public base URL used in e-mailed links. Defaults to `http://{listen}`.
@@ -79,7 +87,11 @@ pub struct Settings {
     pub public_url: Option<String>,
 
     /// Allow alert webhooks to loopback, private, link-local and metadata addresses.
-    #[arg(long, env = "PLAYTRACE_ALLOW_PRIVATE_WEBHOOKS", default_value_t = false)]
+    #[arg(
+        long,
+        env = "PLAYTRACE_ALLOW_PRIVATE_WEBHOOKS",
+        default_value_t = false
+    )]
     pub allow_private_webhooks: bool,
 
     /// Seconds between alert evaluations in the worker.

@@ -19,7 +19,11 @@ impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
         let mut body = Map::new();
         body.insert("error".into(), Value::String(message.into()));
-        Self { status, body, retry_after: None }
+        Self {
+            status,
+            body,
+            retry_after: None,
+        }
     }
 
     /// Adds a context field (`code`, `violations`, `limit`, `quota`, ...) to the body.
@@ -57,7 +61,10 @@ impl ApiError {
     }
 
     pub fn message(&self) -> &str {
-        self.body.get("error").and_then(Value::as_str).unwrap_or_default()
+        self.body
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
     }
 }
 
@@ -108,7 +115,10 @@ impl From<crate::store::hot::HotError> for ApiError {
 /// True when a database error means "could not reach or use the database right now" rather
 /// than a bug: those are answered 503 so clients retry.
 pub fn is_unavailable(error: &sea_orm::DbErr) -> bool {
-    matches!(error, sea_orm::DbErr::Conn(_) | sea_orm::DbErr::ConnectionAcquire(_))
+    matches!(
+        error,
+        sea_orm::DbErr::Conn(_) | sea_orm::DbErr::ConnectionAcquire(_)
+    )
 }
 
 /// True when the error is a unique or foreign-key constraint violation.
@@ -140,7 +150,11 @@ pub fn into_json_response(error: poem::Error) -> Response {
             "Internal server error".to_string()
         }
     };
-    let status = if status.is_server_error() { StatusCode::INTERNAL_SERVER_ERROR } else { status };
+    let status = if status.is_server_error() {
+        StatusCode::INTERNAL_SERVER_ERROR
+    } else {
+        status
+    };
     ApiError::new(status, message).as_response()
 }
 

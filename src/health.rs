@@ -31,15 +31,23 @@ impl HealthApi {
     /// The process is up.
     #[oai(path = "/healthz", method = "get", operation_id = "healthz")]
     async fn healthz(&self) -> Json<Health> {
-        Json(Health { status: "ok".into() })
+        Json(Health {
+            status: "ok".into(),
+        })
     }
 
     /// The cold and hot stores answer.
     #[oai(path = "/readyz", method = "get", operation_id = "readyz")]
     async fn readyz(&self) -> ReadyAnswer {
-        let (cold_store, hot_store) = tokio::join!(cold::ready(&self.state.db), self.state.hot.ready());
+        let (cold_store, hot_store) =
+            tokio::join!(cold::ready(&self.state.db), self.state.hot.ready());
         let readiness = Readiness {
-            status: if cold_store && hot_store { "ready" } else { "unavailable" }.into(),
+            status: if cold_store && hot_store {
+                "ready"
+            } else {
+                "unavailable"
+            }
+            .into(),
             cold_store,
             hot_store,
         };

@@ -10,14 +10,24 @@ use tracing_subscriber::EnvFilter;
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
         .init();
     match cli.command {
         Command::Serve(settings) => {
             let app = Application::build(settings.clone()).await?;
             if settings.runs_api() {
-                let host = settings.listen.rsplit_once(':').map(|(h, _)| h).unwrap_or("127.0.0.1");
-                tracing::info!("playtrace listening on http://{host}:{} (API docs: http://{host}:{}/docs)", app.port(), app.port());
+                let host = settings
+                    .listen
+                    .rsplit_once(':')
+                    .map(|(h, _)| h)
+                    .unwrap_or("127.0.0.1");
+                tracing::info!(
+                    "playtrace listening on http://{host}:{} (API docs: http://{host}:{}/docs)",
+                    app.port(),
+                    app.port()
+                );
             }
             tracing::info!(role = ?settings.role, "playtrace started");
             app.run_until_stopped().await

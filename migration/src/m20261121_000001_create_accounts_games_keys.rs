@@ -75,7 +75,11 @@ impl MigrationTrait for Migration {
                     .col(uuid(GameMembers::UserId))
                     .col(string(GameMembers::Role))
                     .col(timestamp_with_time_zone(GameMembers::CreatedAt))
-                    .primary_key(Index::create().col(GameMembers::GameId).col(GameMembers::UserId))
+                    .primary_key(
+                        Index::create()
+                            .col(GameMembers::GameId)
+                            .col(GameMembers::UserId),
+                    )
                     .foreign_key(
                         ForeignKey::create()
                             .from(GameMembers::Table, GameMembers::GameId)
@@ -142,7 +146,9 @@ impl MigrationTrait for Migration {
             Users::Table.into_iden(),
             Settings::Table.into_iden(),
         ] {
-            manager.drop_table(Table::drop().table(table).to_owned()).await?;
+            manager
+                .drop_table(Table::drop().table(table).to_owned())
+                .await?;
         }
         Ok(())
     }

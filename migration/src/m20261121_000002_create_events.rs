@@ -37,8 +37,14 @@ impl MigrationTrait for Migration {
             )
             .await?;
         for (name, columns) in [
-            ("idx_events_game_time", vec![Events::GameId, Events::OccurredAt]),
-            ("idx_events_game_name_time", vec![Events::GameId, Events::EventName, Events::OccurredAt]),
+            (
+                "idx_events_game_time",
+                vec![Events::GameId, Events::OccurredAt],
+            ),
+            (
+                "idx_events_game_name_time",
+                vec![Events::GameId, Events::EventName, Events::OccurredAt],
+            ),
         ] {
             let mut index = Index::create();
             index.name(name).table(Events::Table);
@@ -69,7 +75,11 @@ impl MigrationTrait for Migration {
                     .col(uuid(EventUsage::GameId))
                     .col(string(EventUsage::Month))
                     .col(big_integer(EventUsage::Events))
-                    .primary_key(Index::create().col(EventUsage::GameId).col(EventUsage::Month))
+                    .primary_key(
+                        Index::create()
+                            .col(EventUsage::GameId)
+                            .col(EventUsage::Month),
+                    )
                     .foreign_key(
                         ForeignKey::create()
                             .from(EventUsage::Table, EventUsage::GameId)
@@ -89,7 +99,11 @@ impl MigrationTrait for Migration {
                     .col(json_binary(EventSchemas::Schema))
                     .col(timestamp_with_time_zone(EventSchemas::CreatedAt))
                     .col(timestamp_with_time_zone(EventSchemas::UpdatedAt))
-                    .primary_key(Index::create().col(EventSchemas::GameId).col(EventSchemas::EventName))
+                    .primary_key(
+                        Index::create()
+                            .col(EventSchemas::GameId)
+                            .col(EventSchemas::EventName),
+                    )
                     .foreign_key(
                         ForeignKey::create()
                             .from(EventSchemas::Table, EventSchemas::GameId)
@@ -102,9 +116,15 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.drop_table(Table::drop().table(EventSchemas::Table).to_owned()).await?;
-        manager.drop_table(Table::drop().table(EventUsage::Table).to_owned()).await?;
-        manager.drop_table(Table::drop().table(Events::Table).to_owned()).await
+        manager
+            .drop_table(Table::drop().table(EventSchemas::Table).to_owned())
+            .await?;
+        manager
+            .drop_table(Table::drop().table(EventUsage::Table).to_owned())
+            .await?;
+        manager
+            .drop_table(Table::drop().table(Events::Table).to_owned())
+            .await
     }
 }
 

@@ -121,7 +121,11 @@ impl MigrationTrait for Migration {
                     .col(string(LeaderboardBans::PlayerId))
                     .col(uuid_null(LeaderboardBans::BannedBy))
                     .col(timestamp_with_time_zone(LeaderboardBans::BannedAt))
-                    .primary_key(Index::create().col(LeaderboardBans::BoardId).col(LeaderboardBans::PlayerId))
+                    .primary_key(
+                        Index::create()
+                            .col(LeaderboardBans::BoardId)
+                            .col(LeaderboardBans::PlayerId),
+                    )
                     .foreign_key(
                         ForeignKey::create()
                             .from(LeaderboardBans::Table, LeaderboardBans::BoardId)
@@ -140,9 +144,15 @@ impl MigrationTrait for Migration {
                     .col(uuid(LeaderboardPeriods::BoardId))
                     .col(string(LeaderboardPeriods::Period))
                     .col(timestamp_with_time_zone(LeaderboardPeriods::OpenedAt))
-                    .col(timestamp_with_time_zone_null(LeaderboardPeriods::ArchivedAt))
+                    .col(timestamp_with_time_zone_null(
+                        LeaderboardPeriods::ArchivedAt,
+                    ))
                     .col(big_integer_null(LeaderboardPeriods::EntryCount))
-                    .primary_key(Index::create().col(LeaderboardPeriods::BoardId).col(LeaderboardPeriods::Period))
+                    .primary_key(
+                        Index::create()
+                            .col(LeaderboardPeriods::BoardId)
+                            .col(LeaderboardPeriods::Period),
+                    )
                     .foreign_key(
                         ForeignKey::create()
                             .from(LeaderboardPeriods::Table, LeaderboardPeriods::BoardId)
@@ -164,10 +174,38 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.drop_table(Table::drop().table(LeaderboardPeriods::Table).if_exists().to_owned()).await?;
-        manager.drop_table(Table::drop().table(LeaderboardBans::Table).if_exists().to_owned()).await?;
-        manager.drop_table(Table::drop().table(LeaderboardEntries::Table).if_exists().to_owned()).await?;
-        manager.drop_table(Table::drop().table(Leaderboards::Table).if_exists().to_owned()).await?;
+        manager
+            .drop_table(
+                Table::drop()
+                    .table(LeaderboardPeriods::Table)
+                    .if_exists()
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .drop_table(
+                Table::drop()
+                    .table(LeaderboardBans::Table)
+                    .if_exists()
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .drop_table(
+                Table::drop()
+                    .table(LeaderboardEntries::Table)
+                    .if_exists()
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .drop_table(
+                Table::drop()
+                    .table(Leaderboards::Table)
+                    .if_exists()
+                    .to_owned(),
+            )
+            .await?;
         Ok(())
     }
 }

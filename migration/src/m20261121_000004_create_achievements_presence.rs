@@ -88,8 +88,12 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.drop_table(Table::drop().table(AchievementUnlocks::Table).to_owned()).await?;
-        manager.drop_table(Table::drop().table(Achievements::Table).to_owned()).await
+        manager
+            .drop_table(Table::drop().table(AchievementUnlocks::Table).to_owned())
+            .await?;
+        manager
+            .drop_table(Table::drop().table(Achievements::Table).to_owned())
+            .await
     }
 }
 

@@ -84,10 +84,22 @@ impl MigrationTrait for Migration {
             )
             .await?;
         manager
-            .create_index(Index::create().name("idx_funnels_game").table(Funnels::Table).col(Funnels::GameId).to_owned())
+            .create_index(
+                Index::create()
+                    .name("idx_funnels_game")
+                    .table(Funnels::Table)
+                    .col(Funnels::GameId)
+                    .to_owned(),
+            )
             .await?;
         manager
-            .create_index(Index::create().name("idx_alert_rules_game").table(AlertRules::Table).col(AlertRules::GameId).to_owned())
+            .create_index(
+                Index::create()
+                    .name("idx_alert_rules_game")
+                    .table(AlertRules::Table)
+                    .col(AlertRules::GameId)
+                    .to_owned(),
+            )
             .await?;
         manager
             .create_index(
@@ -102,8 +114,14 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        for table in [AlertHistory::Table.into_iden(), AlertRules::Table.into_iden(), Funnels::Table.into_iden()] {
-            manager.drop_table(Table::drop().table(table).if_exists().to_owned()).await?;
+        for table in [
+            AlertHistory::Table.into_iden(),
+            AlertRules::Table.into_iden(),
+            Funnels::Table.into_iden(),
+        ] {
+            manager
+                .drop_table(Table::drop().table(table).if_exists().to_owned())
+                .await?;
         }
         Ok(())
     }

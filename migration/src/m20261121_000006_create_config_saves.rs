@@ -43,7 +43,12 @@ impl MigrationTrait for Migration {
                     .col(big_integer(Saves::SizeBytes))
                     .col(timestamp_with_time_zone(Saves::CreatedAt))
                     .col(timestamp_with_time_zone(Saves::UpdatedAt))
-                    .primary_key(Index::create().col(Saves::GameId).col(Saves::PlayerId).col(Saves::Slot))
+                    .primary_key(
+                        Index::create()
+                            .col(Saves::GameId)
+                            .col(Saves::PlayerId)
+                            .col(Saves::Slot),
+                    )
                     .foreign_key(
                         ForeignKey::create()
                             .from(Saves::Table, Saves::GameId)
@@ -56,8 +61,12 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.drop_table(Table::drop().table(Saves::Table).to_owned()).await?;
-        manager.drop_table(Table::drop().table(GameConfigs::Table).to_owned()).await
+        manager
+            .drop_table(Table::drop().table(Saves::Table).to_owned())
+            .await?;
+        manager
+            .drop_table(Table::drop().table(GameConfigs::Table).to_owned())
+            .await
     }
 }
 

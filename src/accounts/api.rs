@@ -77,7 +77,10 @@ pub const BACKEND_VERSION: &str = env!("CARGO_PKG_VERSION");
 fn answer(state: &AppState, user: &entity::users::Model) -> Result<AuthAnswer, ApiError> {
     Ok(AuthAnswer {
         token: state.jwt.issue(user.id, state.now())?,
-        user: UserSummary { id: user.id.to_string(), email: user.email.clone() },
+        user: UserSummary {
+            id: user.id.to_string(),
+            email: user.email.clone(),
+        },
         backend_version: BACKEND_VERSION.to_string(),
     })
 }
@@ -119,7 +122,11 @@ impl AuthApi {
 
     /// Ask for a password-reset e-mail. The answer is the same whether or not the address
     /// has an account.
-    #[oai(path = "/forgot-password", method = "post", operation_id = "forgotPassword")]
+    #[oai(
+        path = "/forgot-password",
+        method = "post",
+        operation_id = "forgotPassword"
+    )]
     async fn forgot_password(&self, body: Json<ForgotPassword>) -> Accepted {
         service::forgot_password(&self.state, &body.email);
         Accepted::Accepted(Json(Message {
@@ -129,10 +136,16 @@ impl AuthApi {
 
     /// Set a new password with the token from the reset (or invitation) e-mail. A token
     /// works once and for one hour (invitations: 7 days).
-    #[oai(path = "/reset-password", method = "post", operation_id = "resetPassword")]
+    #[oai(
+        path = "/reset-password",
+        method = "post",
+        operation_id = "resetPassword"
+    )]
     async fn reset_password(&self, body: Json<ResetPassword>) -> poem::Result<Json<Message>> {
         let ResetPassword { token, password } = body.0;
         service::reset_password(&self.state, &token, password).await?;
-        Ok(Json(Message { message: "Password updated; you can log in now.".into() }))
+        Ok(Json(Message {
+            message: "Password updated; you can log in now.".into(),
+        }))
     }
 }

@@ -9,8 +9,8 @@ use crate::{
 use chrono::{DateTime, Duration, Utc};
 use entity::{password_reset_tokens, settings, users};
 use sea_orm::{
-    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
-    Statement,
+    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
+    QueryFilter, Statement,
 };
 use uuid::Uuid;
 
@@ -31,13 +31,20 @@ impl Email {
         let email = raw.trim().to_lowercase();
         let valid = email.len() <= 254
             && email.split_once('@').is_some_and(|(local, domain)| {
-                !local.is_empty() && domain.contains('.') && !domain.starts_with('.') && !domain.ends_with('.')
+                !local.is_empty()
+                    && domain.contains('.')
+                    && !domain.starts_with('.')
+                    && !domain.ends_with('.')
             })
-            && !email.chars().any(|c| c.is_whitespace() || c == '<' || c == '>' || c == ',');
+            && !email
+                .chars()
+                .any(|c| c.is_whitespace() || c == '<' || c == '>' || c == ',');
         if valid {
             Ok(Self(email))
         } else {
-            Err(ApiError::bad_request("email must be a valid e-mail address"))
+            Err(ApiError::bad_request(
+                "email must be a valid e-mail address",
+            ))
         }
     }
 
@@ -59,10 +66,16 @@ pub async fn find(db: &Db, id: Uuid) -> Result<Option<users::Model>, ApiError> {
 
 /// Creates an active account. The first account of the instance becomes its admin; that is
 /// decided by claiming a settings row, so two simultaneous first registrations cannot both win.
-pub async fn register(state: &AppState, email: Email, password_text: String) -> Result<users::Model, ApiError> {
+pub async fn register(
+    state: &AppState,
+    email: Email,
+    password_text: String,
+) -> Result<users::Model, ApiError> {
     password::check_strength(&password_text)?;
     if find_by_email(&state.db, &email).await?.is_some() {
-        return Err(ApiError::conflict("An account with this email already exists"));
+        return Err(ApiError::conflict(
+            "An account with this email already exists",
+        ));
     }
     let hash = password::hash(password_text).await?;
     let id = Uuid::now_v7();
@@ -77,10 +90,15 @@ pub async fn register(state: &AppState, email: Email, password_text: String) -> 
         locked_until: Set(None),
         created_at: Set(now),
     };
-    let user = match users::Entity::insert(user).exec_with_returning(&state.db).await {
+    let user = match users::Entity::insert(user)
+        .exec_with_returning(&state.db)
+        .await
+    {
         Ok(user) => user,
         Err(e) if crate::error::is_constraint_violation(&e) => {
-            return Err(ApiError::conflict("An account with this email already exists"))
+            return Err(ApiError::conflict(
+                "An account with this email already exists",
+            ))
         }
         Err(e) => return Err(e.into()),
     };
@@ -97,7 +115,11 @@ async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, ApiError> {
         key: Set("admin_user_id".into()),
         value: Set(user_id.to_string()),
     })
-    .on_conflict(OnConflict::column(settings::Column::Key).do_nothing().to_owned())
+    .on_conflict(
+        OnConflict::column(settings::Column::Key)
+            .do_nothing()
+            .to_owned(),
+    )
     .exec_without_returning(db)
     .await?;
     Ok(claimed == 1)
@@ -128,7 +150,11 @@ impl From<LoginFailure> for ApiError {
 
 /// Checks credentials. Unknown e-mails run a dummy verify, so timing and message are the same
 /// as for a wrong password.
-pub async fn login(state: &AppState, email: &str, password_text: String) -> Result<users::Model, ApiError> {
+pub async fn login(
+    state: &AppState,
+    email: &str,
+    password_text: String,
+) -> Result<users::Model, ApiError> {
     let now = state.now();
     let user = match Email::parse(email) {
         Ok(email) => find_by_email(&state.db, &email).await?,
@@ -171,7 +197,11 @@ async fn record_failure(db: &Db, user_id: Uuid, now: DateTime<Utc>) -> Result<bo
            locked_until = CASE WHEN failed_logins + 1 >= $1 THEN $2 ELSE locked_until END, \
            failed_logins = CASE WHEN failed_logins + 1 >= $1 THEN 0 ELSE failed_logins + 1 END \
          WHERE id = $3",
-        [MAX_FAILED_LOGINS.into(), locked_until.into(), user_id.into()],
+        [
+            MAX_FAILED_LOGINS.into(),
+            locked_until.into(),
+            user_id.into(),
+        ],
     ))
     .await?;
     let user = find(db, user_id).await?;
@@ -180,7 +210,12 @@ async fn record_failure(db: &Db, user_id: Uuid, now: DateTime<Utc>) -> Result<bo
 
 /// Creates a single-use reset token for `user_id`, valid for `lifetime`, and returns the raw
 /// token (only its hash is stored).
-pub async fn create_reset_token(db: &Db, user_id: Uuid, now: DateTime<Utc>, lifetime: Duration) -> Result<String, ApiError> {
+pub async fn create_reset_token(
+    db: &Db,
+    user_id: Uuid,
+    now: DateTime<Utc>,
+    lifetime: Duration,
+) -> Result<String, ApiError> {
     let token = random_hex(32);
     password_reset_tokens::Entity::insert(password_reset_tokens::ActiveModel {
         token_hash: Set(sha256_hex(&token)),
@@ -197,7 +232,9 @@ pub async fn create_reset_token(db: &Db, user_id: Uuid, now: DateTime<Utc>, life
 /// Sends a reset e-mail if the address has an account. Runs in the background so the
 /// answer looks and times the same either way.
 pub fn forgot_password(state: &AppState, email: &str) {
-    let Ok(email) = Email::parse(email) else { return };
+    let Ok(email) = Email::parse(email) else {
+        return;
+    };
     let state = state.clone();
     tokio::spawn(async move {
         let result: Result<(), ApiError> = async {
@@ -224,16 +261,26 @@ pub fn forgot_password(state: &AppState, email: &str) {
 
 /// Sets a new password with a reset (or invitation) token, activating a pending account and
 /// clearing any lockout. The token is consumed in one conditional update, so it works once.
-pub async fn reset_password(state: &AppState, token: &str, new_password: String) -> Result<(), ApiError> {
+pub async fn reset_password(
+    state: &AppState,
+    token: &str,
+    new_password: String,
+) -> Result<(), ApiError> {
     password::check_strength(&new_password)?;
     let now = state.now();
     let invalid = || ApiError::bad_request("Invalid or expired reset token");
     let hash = sha256_hex(token.trim());
-    let Some(stored) = password_reset_tokens::Entity::find_by_id(hash.clone()).one(&state.db).await? else {
+    let Some(stored) = password_reset_tokens::Entity::find_by_id(hash.clone())
+        .one(&state.db)
+        .await?
+    else {
         return Err(invalid());
     };
     let consumed = password_reset_tokens::Entity::update_many()
-        .col_expr(password_reset_tokens::Column::UsedAt, sea_orm::sea_query::Expr::value(now))
+        .col_expr(
+            password_reset_tokens::Column::UsedAt,
+            sea_orm::sea_query::Expr::value(now),
+        )
         .filter(password_reset_tokens::Column::TokenHash.eq(hash))
         .filter(password_reset_tokens::Column::UsedAt.is_null())
         .filter(password_reset_tokens::Column::ExpiresAt.gt(now))
@@ -244,10 +291,22 @@ pub async fn reset_password(state: &AppState, token: &str, new_password: String)
     }
     let password_hash = password::hash(new_password).await?;
     users::Entity::update_many()
-        .col_expr(users::Column::PasswordHash, sea_orm::sea_query::Expr::value(password_hash))
-        .col_expr(users::Column::Status, sea_orm::sea_query::Expr::value(STATUS_ACTIVE))
-        .col_expr(users::Column::FailedLogins, sea_orm::sea_query::Expr::value(0))
-        .col_expr(users::Column::LockedUntil, sea_orm::sea_query::Expr::value(Option::<DateTime<Utc>>::None))
+        .col_expr(
+            users::Column::PasswordHash,
+            sea_orm::sea_query::Expr::value(password_hash),
+        )
+        .col_expr(
+            users::Column::Status,
+            sea_orm::sea_query::Expr::value(STATUS_ACTIVE),
+        )
+        .col_expr(
+            users::Column::FailedLogins,
+            sea_orm::sea_query::Expr::value(0),
+        )
+        .col_expr(
+            users::Column::LockedUntil,
+            sea_orm::sea_query::Expr::value(Option::<DateTime<Utc>>::None),
+        )
         .filter(users::Column::Id.eq(stored.user_id))
         .exec(&state.db)
         .await?;

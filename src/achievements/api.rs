@@ -149,7 +149,11 @@ pub enum AchievementDeleted {
 #[OpenApi(prefix_path = "/v1", tag = "ApiTags::Achievements")]
 impl AchievementsApi {
     /// Define an achievement (editor or owner). 409 when the game already has the key.
-    #[oai(path = "/games/:game_id/achievements", method = "post", operation_id = "createAchievement")]
+    #[oai(
+        path = "/games/:game_id/achievements",
+        method = "post",
+        operation_id = "createAchievement"
+    )]
     async fn create(
         &self,
         auth: BearerAuth,
@@ -170,8 +174,16 @@ impl AchievementsApi {
     }
 
     /// The game's achievement definitions with unlock counts and rarity (any member).
-    #[oai(path = "/games/:game_id/achievements", method = "get", operation_id = "listAchievementDefinitions")]
-    async fn list_definitions(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Json<AchievementDefinitions>> {
+    #[oai(
+        path = "/games/:game_id/achievements",
+        method = "get",
+        operation_id = "listAchievementDefinitions"
+    )]
+    async fn list_definitions(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+    ) -> poem::Result<Json<AchievementDefinitions>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let models = service::list(&self.state.db, game_id.0).await?;
         let players = self.players(game_id.0).await?;
@@ -181,7 +193,11 @@ impl AchievementsApi {
     }
 
     /// One achievement definition (any member).
-    #[oai(path = "/games/:game_id/achievements/:key", method = "get", operation_id = "getAchievementDefinition")]
+    #[oai(
+        path = "/games/:game_id/achievements/:key",
+        method = "get",
+        operation_id = "getAchievementDefinition"
+    )]
     async fn get_definition(
         &self,
         auth: BearerAuth,
@@ -195,7 +211,11 @@ impl AchievementsApi {
     }
 
     /// Change an achievement (editor or owner). Its key cannot change; unlocks are kept.
-    #[oai(path = "/games/:game_id/achievements/:key", method = "patch", operation_id = "updateAchievement")]
+    #[oai(
+        path = "/games/:game_id/achievements/:key",
+        method = "patch",
+        operation_id = "updateAchievement"
+    )]
     async fn update(
         &self,
         auth: BearerAuth,
@@ -206,8 +226,16 @@ impl AchievementsApi {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let changes = AchievementChanges {
             name: body.name.as_deref().map(parse_name).transpose()?,
-            description: body.description.as_deref().map(parse_description).transpose()?,
-            icon_url: body.icon_url.as_deref().map(|url| parse_icon_url(Some(url))).transpose()?,
+            description: body
+                .description
+                .as_deref()
+                .map(parse_description)
+                .transpose()?,
+            icon_url: body
+                .icon_url
+                .as_deref()
+                .map(|url| parse_icon_url(Some(url)))
+                .transpose()?,
             points: body.points.map(parse_points).transpose()?,
             hidden: body.hidden,
         };
@@ -217,8 +245,17 @@ impl AchievementsApi {
     }
 
     /// Delete an achievement and every player's unlock of it (editor or owner).
-    #[oai(path = "/games/:game_id/achievements/:key", method = "delete", operation_id = "deleteAchievement")]
-    async fn delete(&self, auth: BearerAuth, game_id: Path<Uuid>, key: Path<String>) -> poem::Result<AchievementDeleted> {
+    #[oai(
+        path = "/games/:game_id/achievements/:key",
+        method = "delete",
+        operation_id = "deleteAchievement"
+    )]
+    async fn delete(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        key: Path<String>,
+    ) -> poem::Result<AchievementDeleted> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         service::delete(&self.state.db, game_id.0, &key.0).await?;
         Ok(AchievementDeleted::NoContent)
@@ -228,8 +265,16 @@ impl AchievementsApi {
     ///
     /// With `player_id`, each carries `unlocked` and `unlocked_at`; hidden ones the player has not
     /// unlocked (and all hidden ones without `player_id`) read `???`.
-    #[oai(path = "/achievements", method = "get", operation_id = "listAchievements")]
-    async fn list(&self, auth: ApiKeyAuth, player_id: Query<Option<String>>) -> poem::Result<Json<AchievementList>> {
+    #[oai(
+        path = "/achievements",
+        method = "get",
+        operation_id = "listAchievements"
+    )]
+    async fn list(
+        &self,
+        auth: ApiKeyAuth,
+        player_id: Query<Option<String>>,
+    ) -> poem::Result<Json<AchievementList>> {
         let game_id = auth.0.game_id;
         let player_id = player_id.0.as_deref().map(parse_player_id).transpose()?;
         let models = service::list(&self.state.db, game_id).await?;
@@ -248,7 +293,13 @@ impl AchievementsApi {
                 unlocked_points += i64::from(model.points);
             }
             let masked = model.hidden && unlocked_at.is_none();
-            let text = |real: String| if masked { HIDDEN_TEXT.to_string() } else { real };
+            let text = |real: String| {
+                if masked {
+                    HIDDEN_TEXT.to_string()
+                } else {
+                    real
+                }
+            };
             achievements.push(Achievement {
                 unlocked: match &unlocks {
                     Some(_) => MaybeUndefined::Value(unlocked_at.is_some()),
@@ -269,19 +320,37 @@ impl AchievementsApi {
                 hidden: model.hidden,
             });
         }
-        Ok(Json(AchievementList { achievements, total_points, unlocked_points }))
+        Ok(Json(AchievementList {
+            achievements,
+            total_points,
+            unlocked_points,
+        }))
     }
 
     /// Unlock an achievement for a player.
     ///
     /// Unlocking it again changes nothing and answers `already_unlocked: true`. 404 for an unknown `achievement_key`.
-    #[oai(path = "/achievements/unlock", method = "post", operation_id = "unlockAchievement")]
-    async fn unlock(&self, auth: ApiKeyAuth, body: Json<UnlockRequest>) -> poem::Result<Json<UnlockResult>> {
+    #[oai(
+        path = "/achievements/unlock",
+        method = "post",
+        operation_id = "unlockAchievement"
+    )]
+    async fn unlock(
+        &self,
+        auth: ApiKeyAuth,
+        body: Json<UnlockRequest>,
+    ) -> poem::Result<Json<UnlockResult>> {
         if body.achievement_key.is_empty() {
             return Err(ApiError::bad_request("achievement_key is required").into());
         }
         let player_id = parse_player_id(&body.player_id)?;
-        let unlocked = service::unlock(&self.state, auth.0.game_id, &body.achievement_key, &player_id).await?;
+        let unlocked = service::unlock(
+            &self.state,
+            auth.0.game_id,
+            &body.achievement_key,
+            &player_id,
+        )
+        .await?;
         let achievement = unlocked.achievement;
         Ok(Json(UnlockResult {
             success: true,
@@ -299,7 +368,10 @@ impl AchievementsApi {
 
 impl AchievementsApi {
     async fn players(&self, game_id: Uuid) -> Result<u64, ApiError> {
-        Ok(self.player_counts.get(&self.state.db, game_id, self.state.now()).await?)
+        Ok(self
+            .player_counts
+            .get(&self.state.db, game_id, self.state.now())
+            .await?)
     }
 }
 

@@ -8,5 +8,8 @@ use std::sync::Arc;
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
-    api::AchievementsApi { state: state.clone(), player_counts: Arc::new(service::PlayerCounts::default()) }
+    api::AchievementsApi {
+        state: state.clone(),
+        player_counts: Arc::new(service::PlayerCounts::default()),
+    }
 }

@@ -7,7 +7,8 @@ use sea_orm::{
     sea_query::{Expr, ExprTrait, OnConflict},
     ActiveModelTrait,
     ActiveValue::{Set, Unchanged},
-    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Statement, TransactionTrait,
+    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Statement,
+    TransactionTrait,
 };
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -61,11 +62,15 @@ fn invalid(message: &str) -> AchievementError {
 pub fn parse_key(raw: &str) -> Result<String, AchievementError> {
     let ok = !raw.is_empty()
         && raw.chars().count() <= MAX_KEY_LENGTH
-        && raw.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        && raw
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
     if ok {
         Ok(raw.to_string())
     } else {
-        Err(invalid("key must be 1 to 64 characters: letters, digits, '_', '-' or '.'"))
+        Err(invalid(
+            "key must be 1 to 64 characters: letters, digits, '_', '-' or '.'",
+        ))
     }
 }
 
@@ -92,7 +97,9 @@ pub fn parse_icon_url(raw: Option<&str>) -> Result<String, AchievementError> {
     }
     let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
     if !scheme_ok || url.len() > MAX_ICON_URL_LENGTH || url.chars().any(char::is_whitespace) {
-        return Err(invalid("icon_url must be empty or an http(s) URL of at most 2048 characters"));
+        return Err(invalid(
+            "icon_url must be empty or an http(s) URL of at most 2048 characters",
+        ));
     }
     Ok(url.to_string())
 }
@@ -133,7 +140,11 @@ pub struct AchievementChanges {
 }
 
 #[tracing::instrument(skip_all, fields(game_id = %game_id))]
-pub async fn create(state: &AppState, game_id: Uuid, new: NewAchievement) -> Result<achievements::Model, AchievementError> {
+pub async fn create(
+    state: &AppState,
+    game_id: Uuid,
+    new: NewAchievement,
+) -> Result<achievements::Model, AchievementError> {
     let now = state.now();
     let model = achievements::Model {
         id: Uuid::now_v7(),
@@ -171,7 +182,11 @@ pub async fn list(db: &Db, game_id: Uuid) -> Result<Vec<achievements::Model>, Ac
         .await?)
 }
 
-pub async fn find<C: ConnectionTrait>(db: &C, game_id: Uuid, key: &str) -> Result<achievements::Model, AchievementError> {
+pub async fn find<C: ConnectionTrait>(
+    db: &C,
+    game_id: Uuid,
+    key: &str,
+) -> Result<achievements::Model, AchievementError> {
     achievements::Entity::find()
         .filter(achievements::Column::GameId.eq(game_id))
         .filter(achievements::Column::Key.eq(key))
@@ -225,7 +240,11 @@ pub async fn delete(db: &Db, game_id: Uuid, key: &str) -> Result<(), Achievement
 }
 
 /// When `player_id` unlocked each of the game's achievements it has.
-pub async fn unlocks_of(db: &Db, game_id: Uuid, player_id: &str) -> Result<HashMap<Uuid, DateTime<Utc>>, AchievementError> {
+pub async fn unlocks_of(
+    db: &Db,
+    game_id: Uuid,
+    player_id: &str,
+) -> Result<HashMap<Uuid, DateTime<Utc>>, AchievementError> {
     Ok(achievement_unlocks::Entity::find()
         .filter(achievement_unlocks::Column::GameId.eq(game_id))
         .filter(achievement_unlocks::Column::PlayerId.eq(player_id))
@@ -247,7 +266,12 @@ pub struct Unlocked {
 /// Unlocks `key` for `player_id`. The primary key on (achievement, player) makes concurrent
 /// requests for one pair insert exactly one row; only that request bumps the unlock count.
 #[tracing::instrument(skip_all, fields(game_id = %game_id))]
-pub async fn unlock(state: &AppState, game_id: Uuid, key: &str, player_id: &str) -> Result<Unlocked, AchievementError> {
+pub async fn unlock(
+    state: &AppState,
+    game_id: Uuid,
+    key: &str,
+    player_id: &str,
+) -> Result<Unlocked, AchievementError> {
     let achievement = find(&state.db, game_id, key).await?;
     // The transaction starts with its write: on SQLite a transaction that reads first cannot
     // wait for the write lock and fails under concurrency instead.
@@ -259,9 +283,12 @@ pub async fn unlock(state: &AppState, game_id: Uuid, key: &str, player_id: &str)
         unlocked_at: Set(state.now()),
     })
     .on_conflict(
-        OnConflict::columns([achievement_unlocks::Column::AchievementId, achievement_unlocks::Column::PlayerId])
-            .do_nothing()
-            .to_owned(),
+        OnConflict::columns([
+            achievement_unlocks::Column::AchievementId,
+            achievement_unlocks::Column::PlayerId,
+        ])
+        .do_nothing()
+        .to_owned(),
     )
     .exec_without_returning(&txn)
     .await
@@ -275,14 +302,21 @@ pub async fn unlock(state: &AppState, game_id: Uuid, key: &str, player_id: &str)
     })?;
     if inserted == 1 {
         achievements::Entity::update_many()
-            .col_expr(achievements::Column::UnlockCount, Expr::col(achievements::Column::UnlockCount).add(1))
+            .col_expr(
+                achievements::Column::UnlockCount,
+                Expr::col(achievements::Column::UnlockCount).add(1),
+            )
             .filter(achievements::Column::Id.eq(achievement.id))
             .exec(&txn)
             .await?;
     }
     txn.commit().await?;
     let total_points = points_of(&state.db, game_id, player_id).await?;
-    Ok(Unlocked { achievement, already_unlocked: inserted == 0, total_points })
+    Ok(Unlocked {
+        achievement,
+        already_unlocked: inserted == 0,
+        total_points,
+    })
 }
 
 /// The sum of points over the achievements `player_id` has unlocked.
@@ -333,7 +367,12 @@ pub struct PlayerCounts {
 const MAX_CACHED_GAMES: usize = 10_000;
 
 impl PlayerCounts {
-    pub async fn get(&self, db: &Db, game_id: Uuid, now: DateTime<Utc>) -> Result<u64, AchievementError> {
+    pub async fn get(
+        &self,
+        db: &Db,
+        game_id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<u64, AchievementError> {
         if let Some((count, at)) = self.counts.lock().get(&game_id).copied() {
             if now - at < Duration::seconds(PLAYER_COUNT_TTL_SECS) && now >= at {
                 return Ok(count);

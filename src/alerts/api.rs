@@ -20,7 +20,10 @@ use poem_openapi::{
     types::MaybeUndefined,
     ApiResponse, Object, OpenApi,
 };
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect,
+};
 use uuid::Uuid;
 
 pub struct AlertsApi {
@@ -163,7 +166,13 @@ const DEFAULT_HISTORY_LIMIT: u64 = 50;
 const MAX_HISTORY_LIMIT: u64 = 200;
 
 fn rule_view(rule: alert_rules::Model, role: Role) -> AlertRule {
-    let webhook = rule.discord_webhook_url.map(|url| if role >= Role::Editor { url } else { masked(&url) });
+    let webhook = rule.discord_webhook_url.map(|url| {
+        if role >= Role::Editor {
+            url
+        } else {
+            masked(&url)
+        }
+    });
     AlertRule {
         rule_id: rule.id.to_string(),
         game_id: rule.game_id.to_string(),
@@ -184,7 +193,11 @@ fn rule_view(rule: alert_rules::Model, role: Role) -> AlertRule {
 /// `https://host/…`: enough to recognise a webhook without handing out its token.
 fn masked(url: &str) -> String {
     match webhook::parse_url(url) {
-        Ok(parsed) => format!("{}://{}/…", parsed.scheme(), parsed.host_str().unwrap_or_default()),
+        Ok(parsed) => format!(
+            "{}://{}/…",
+            parsed.scheme(),
+            parsed.host_str().unwrap_or_default()
+        ),
         Err(_) => "…".into(),
     }
 }
@@ -208,17 +221,28 @@ fn history_view(item: alert_history::Model) -> AlertHistoryItem {
 impl AlertsApi {
     /// The rule and the caller's role on its game. A rule of a game the caller is not a
     /// member of answers 404 like an unknown one; a member without `needed` gets 403.
-    async fn rule_for(&self, user_id: Uuid, rule_id: &str, needed: Role) -> Result<(alert_rules::Model, Role), ApiError> {
+    async fn rule_for(
+        &self,
+        user_id: Uuid,
+        rule_id: &str,
+        needed: Role,
+    ) -> Result<(alert_rules::Model, Role), ApiError> {
         let not_found = || ApiError::not_found("Alert rule not found");
         let rule_id = Uuid::parse_str(rule_id).map_err(|_| not_found())?;
-        let rule = alert_rules::Entity::find_by_id(rule_id).one(&self.state.db).await?.ok_or_else(not_found)?;
+        let rule = alert_rules::Entity::find_by_id(rule_id)
+            .one(&self.state.db)
+            .await?
+            .ok_or_else(not_found)?;
         let access = match require_role(&self.state.db, user_id, rule.game_id, Role::Viewer).await {
             Ok(access) => access,
             Err(error) if error.status == StatusCode::FORBIDDEN => return Err(not_found()),
             Err(error) => return Err(error),
         };
         if access.role < needed {
-            return Err(ApiError::forbidden(format!("This needs the {} role on the game", needed.as_str())));
+            return Err(ApiError::forbidden(format!(
+                "This needs the {} role on the game",
+                needed.as_str()
+            )));
         }
         Ok((rule, access.role))
     }
@@ -228,7 +252,11 @@ impl AlertsApi {
 impl AlertsApi {
     /// Create an alert rule (editor). See the type list for what each kind compares.
     #[oai(path = "/", method = "post", operation_id = "createAlertRule")]
-    async fn create(&self, auth: BearerAuth, body: Json<CreateAlertRule>) -> poem::Result<RuleCreated> {
+    async fn create(
+        &self,
+        auth: BearerAuth,
+        body: Json<CreateAlertRule>,
+    ) -> poem::Result<RuleCreated> {
         let body = body.0;
         let access = require_role(&self.state.db, auth.0, body.game_id, Role::Editor).await?;
         let name = rules::parse_name(&body.name)?;
@@ -236,9 +264,15 @@ impl AlertsApi {
         let threshold = rules::parse_threshold(body.threshold)?;
         let window = rules::parse_window(body.comparison_window_hours)?;
         let email = crate::accounts::service::Email::parse(&body.email)?;
-        let environment = body.environment.as_deref().map(rules::parse_environment).transpose()?;
+        let environment = body
+            .environment
+            .as_deref()
+            .map(rules::parse_environment)
+            .transpose()?;
         let webhook_url = match &body.discord_webhook_url {
-            Some(raw) => rules::parse_webhook(raw, self.state.settings.allow_private_webhooks).await?,
+            Some(raw) => {
+                rules::parse_webhook(raw, self.state.settings.allow_private_webhooks).await?
+            }
             None => None,
         };
         let existing = alert_rules::Entity::find()
@@ -274,7 +308,11 @@ impl AlertsApi {
 
     /// The game's alert rules (any member).
     #[oai(path = "/", method = "get", operation_id = "listAlertRules")]
-    async fn list(&self, auth: BearerAuth, game_id: Query<Uuid>) -> poem::Result<Json<AlertRuleList>> {
+    async fn list(
+        &self,
+        auth: BearerAuth,
+        game_id: Query<Uuid>,
+    ) -> poem::Result<Json<AlertRuleList>> {
         let access = require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let rules = alert_rules::Entity::find()
             .filter(alert_rules::Column::GameId.eq(game_id.0))
@@ -283,12 +321,22 @@ impl AlertsApi {
             .all(&self.state.db)
             .await
             .map_err(ApiError::from)?;
-        Ok(Json(AlertRuleList { rules: rules.into_iter().map(|r| rule_view(r, access.role)).collect() }))
+        Ok(Json(AlertRuleList {
+            rules: rules
+                .into_iter()
+                .map(|r| rule_view(r, access.role))
+                .collect(),
+        }))
     }
 
     /// The game's alert firings, newest first (any member). `limit` 1 to 200, default 50.
     #[oai(path = "/history", method = "get", operation_id = "listAlertHistory")]
-    async fn history(&self, auth: BearerAuth, game_id: Query<Uuid>, limit: Query<Option<i64>>) -> poem::Result<Json<AlertHistoryList>> {
+    async fn history(
+        &self,
+        auth: BearerAuth,
+        game_id: Query<Uuid>,
+        limit: Query<Option<i64>>,
+    ) -> poem::Result<Json<AlertHistoryList>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let limit = match limit.0 {
             None => DEFAULT_HISTORY_LIMIT,
@@ -303,7 +351,9 @@ impl AlertsApi {
             .all(&self.state.db)
             .await
             .map_err(ApiError::from)?;
-        Ok(Json(AlertHistoryList { history: items.into_iter().map(history_view).collect() }))
+        Ok(Json(AlertHistoryList {
+            history: items.into_iter().map(history_view).collect(),
+        }))
     }
 
     /// One alert rule (any member of its game).
@@ -315,7 +365,12 @@ impl AlertsApi {
 
     /// Change an alert rule (editor). Only the fields sent change.
     #[oai(path = "/:rule_id", method = "patch", operation_id = "updateAlertRule")]
-    async fn update(&self, auth: BearerAuth, rule_id: Path<String>, body: Json<UpdateAlertRule>) -> poem::Result<Json<AlertRule>> {
+    async fn update(
+        &self,
+        auth: BearerAuth,
+        rule_id: Path<String>,
+        body: Json<UpdateAlertRule>,
+    ) -> poem::Result<Json<AlertRule>> {
         let (rule, role) = self.rule_for(auth.0, &rule_id.0, Role::Editor).await?;
         let body = body.0;
         let mut changes: alert_rules::ActiveModel = rule.into();
@@ -332,17 +387,25 @@ impl AlertsApi {
             changes.comparison_window_hours = Set(rules::parse_window(window)?);
         }
         if let Some(email) = &body.email {
-            changes.email = Set(crate::accounts::service::Email::parse(email)?.as_str().into());
+            changes.email = Set(crate::accounts::service::Email::parse(email)?
+                .as_str()
+                .into());
         }
         match &body.discord_webhook_url {
             MaybeUndefined::Value(raw) => {
-                changes.discord_webhook_url = Set(rules::parse_webhook(raw, self.state.settings.allow_private_webhooks).await?)
+                changes.discord_webhook_url = Set(rules::parse_webhook(
+                    raw,
+                    self.state.settings.allow_private_webhooks,
+                )
+                .await?)
             }
             MaybeUndefined::Null => changes.discord_webhook_url = Set(None),
             MaybeUndefined::Undefined => {}
         }
         match &body.environment {
-            MaybeUndefined::Value(raw) => changes.environment = Set(Some(rules::parse_environment(raw)?)),
+            MaybeUndefined::Value(raw) => {
+                changes.environment = Set(Some(rules::parse_environment(raw)?))
+            }
             MaybeUndefined::Null => changes.environment = Set(None),
             MaybeUndefined::Undefined => {}
         }
@@ -350,38 +413,71 @@ impl AlertsApi {
             changes.enabled = Set(enabled);
         }
         changes.updated_at = Set(self.state.now());
-        let rule = changes.update(&self.state.db).await.map_err(ApiError::from)?;
+        let rule = changes
+            .update(&self.state.db)
+            .await
+            .map_err(ApiError::from)?;
         Ok(Json(rule_view(rule, role)))
     }
 
     /// Delete an alert rule (editor). Its history stays.
-    #[oai(path = "/:rule_id", method = "delete", operation_id = "deleteAlertRule")]
+    #[oai(
+        path = "/:rule_id",
+        method = "delete",
+        operation_id = "deleteAlertRule"
+    )]
     async fn delete(&self, auth: BearerAuth, rule_id: Path<String>) -> poem::Result<RuleDeleted> {
         let (rule, _) = self.rule_for(auth.0, &rule_id.0, Role::Editor).await?;
-        alert_rules::Entity::delete_by_id(rule.id).exec(&self.state.db).await.map_err(ApiError::from)?;
+        alert_rules::Entity::delete_by_id(rule.id)
+            .exec(&self.state.db)
+            .await
+            .map_err(ApiError::from)?;
         Ok(RuleDeleted::NoContent)
     }
 
     /// Send a test message to the rule's webhook (editor). Answers whether it was delivered;
     /// the receiver's response body is never shown.
-    #[oai(path = "/:rule_id/test-webhook", method = "post", operation_id = "testAlertWebhook")]
-    async fn test_webhook(&self, auth: BearerAuth, rule_id: Path<String>) -> poem::Result<Json<WebhookTestResult>> {
+    #[oai(
+        path = "/:rule_id/test-webhook",
+        method = "post",
+        operation_id = "testAlertWebhook"
+    )]
+    async fn test_webhook(
+        &self,
+        auth: BearerAuth,
+        rule_id: Path<String>,
+    ) -> poem::Result<Json<WebhookTestResult>> {
         let (rule, _) = self.rule_for(auth.0, &rule_id.0, Role::Editor).await?;
         let Some(url) = &rule.discord_webhook_url else {
             return Err(ApiError::bad_request("This rule has no discord_webhook_url").into());
         };
         let body = test_embed(&rule, self.state.now());
-        let result = webhook::post_json(url, &body, self.state.settings.allow_private_webhooks).await;
+        let result =
+            webhook::post_json(url, &body, self.state.settings.allow_private_webhooks).await;
         Ok(Json(match result {
-            Ok(()) => WebhookTestResult { webhook_status: "sent".into(), error: None },
-            Err(error) => WebhookTestResult { webhook_status: "failed".into(), error: Some(error.to_string()) },
+            Ok(()) => WebhookTestResult {
+                webhook_status: "sent".into(),
+                error: None,
+            },
+            Err(error) => WebhookTestResult {
+                webhook_status: "failed".into(),
+                error: Some(error.to_string()),
+            },
         }))
     }
 
     /// Evaluate the rule now (editor) and fire it if its trigger rule is met and it has not
     /// fired in the last 60 minutes.
-    #[oai(path = "/:rule_id/evaluate", method = "post", operation_id = "evaluateAlertRule")]
-    async fn evaluate(&self, auth: BearerAuth, rule_id: Path<String>) -> poem::Result<Json<EvaluationResult>> {
+    #[oai(
+        path = "/:rule_id/evaluate",
+        method = "post",
+        operation_id = "evaluateAlertRule"
+    )]
+    async fn evaluate(
+        &self,
+        auth: BearerAuth,
+        rule_id: Path<String>,
+    ) -> poem::Result<Json<EvaluationResult>> {
         let (rule, _) = self.rule_for(auth.0, &rule_id.0, Role::Editor).await?;
         let outcome = evaluate::evaluate_and_fire(&self.state, &rule).await?;
         Ok(Json(EvaluationResult {

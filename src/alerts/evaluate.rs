@@ -66,22 +66,39 @@ fn rule_type(rule: &alert_rules::Model) -> AlertType {
 /// - retention: day-7 retention of the newest complete UTC-day cohort against the average of
 ///   the non-empty cohorts of the window's days before it.
 #[tracing::instrument(skip_all, fields(rule_id = %rule.id))]
-pub async fn evaluate(state: &AppState, rule: &alert_rules::Model) -> Result<Evaluation, sea_orm::DbErr> {
+pub async fn evaluate(
+    state: &AppState,
+    rule: &alert_rules::Model,
+) -> Result<Evaluation, sea_orm::DbErr> {
     let kind = rule_type(rule);
-    let now = state.now().duration_trunc(Duration::seconds(1)).unwrap_or_else(|_| state.now());
-    let scope = Scope { game_id: rule.game_id, environment: rule.environment.clone() };
+    let now = state
+        .now()
+        .duration_trunc(Duration::seconds(1))
+        .unwrap_or_else(|_| state.now());
+    let scope = Scope {
+        game_id: rule.game_id,
+        environment: rule.environment.clone(),
+    };
     let hours = i64::from(rule.comparison_window_hours.max(1));
     let days = ((hours + 12) / 24).max(1);
     let buckets = match kind {
-        AlertType::CrashSpike | AlertType::LogErrorSpike => {
-            Buckets { start: now - Duration::hours(hours + 1), seconds: 3600, count: hours as usize + 1 }
-        }
-        AlertType::RevenueDrop | AlertType::DauDrop => {
-            Buckets { start: now - Duration::days(days + 1), seconds: 86_400, count: days as usize + 1 }
-        }
+        AlertType::CrashSpike | AlertType::LogErrorSpike => Buckets {
+            start: now - Duration::hours(hours + 1),
+            seconds: 3600,
+            count: hours as usize + 1,
+        },
+        AlertType::RevenueDrop | AlertType::DauDrop => Buckets {
+            start: now - Duration::days(days + 1),
+            seconds: 86_400,
+            count: days as usize + 1,
+        },
         AlertType::RetentionDrop => {
             let newest_cohort = metrics::midnight(now.date_naive()) - Duration::days(8);
-            Buckets { start: newest_cohort - Duration::days(days), seconds: 86_400, count: days as usize + 1 }
+            Buckets {
+                start: newest_cohort - Duration::days(days),
+                seconds: 86_400,
+                count: days as usize + 1,
+            }
         }
     };
     let points = metrics::series(&state.db, &scope, kind.metric(), buckets, now).await?;
@@ -89,7 +106,14 @@ pub async fn evaluate(state: &AppState, rule: &alert_rules::Model) -> Result<Eva
     let latest = latest[0];
     let baseline = average(history, kind);
     let current = latest.value.unwrap_or(0.0);
-    Ok(judge(kind, rule.threshold, current, baseline, latest, hours))
+    Ok(judge(
+        kind,
+        rule.threshold,
+        current,
+        baseline,
+        latest,
+        hours,
+    ))
 }
 
 /// The baseline over the points before the latest: the plain average for counts and sums,
@@ -106,24 +130,57 @@ fn average(points: &[Point], kind: AlertType) -> f64 {
     }
 }
 
-fn judge(kind: AlertType, threshold: f64, current: f64, baseline: f64, latest: Point, window_hours: i64) -> Evaluation {
+fn judge(
+    kind: AlertType,
+    threshold: f64,
+    current: f64,
+    baseline: f64,
+    latest: Point,
+    window_hours: i64,
+) -> Evaluation {
     let (what, period) = match kind {
         AlertType::CrashSpike => ("Crashes", "in the last hour vs the hourly average"),
-        AlertType::LogErrorSpike => ("Log errors and warnings", "in the last hour vs the hourly average"),
+        AlertType::LogErrorSpike => (
+            "Log errors and warnings",
+            "in the last hour vs the hourly average",
+        ),
         AlertType::RevenueDrop => ("Revenue", "in the last 24 hours vs the daily average"),
         AlertType::DauDrop => ("Active users", "in the last 24 hours vs the daily average"),
-        AlertType::RetentionDrop => ("Day-7 retention (%)", "of the newest complete daily cohort vs the cohort average"),
+        AlertType::RetentionDrop => (
+            "Day-7 retention (%)",
+            "of the newest complete daily cohort vs the cohort average",
+        ),
     };
-    let change_percent = if baseline > 0.0 { round2((current - baseline) * 100.0 / baseline) } else { 0.0 };
+    let change_percent = if baseline > 0.0 {
+        round2((current - baseline) * 100.0 / baseline)
+    } else {
+        0.0
+    };
     let limit = baseline * threshold;
     let (triggered, reason) = if kind == AlertType::RetentionDrop && latest.value.is_none() {
-        (false, "The newest complete daily cohort has no users, so there is no retention to compare.".to_string())
+        (
+            false,
+            "The newest complete daily cohort has no users, so there is no retention to compare."
+                .to_string(),
+        )
     } else if baseline <= 0.0 {
         (false, format!("{what}: the baseline over the previous {window_hours} hours is zero, so the rule does not fire."))
     } else {
-        let triggered = if kind.is_spike() { current >= limit } else { current < limit };
-        let relation = if kind.is_spike() { "at or above" } else { "below" };
-        let verdict = if triggered { "Triggered" } else { "Not triggered" };
+        let triggered = if kind.is_spike() {
+            current >= limit
+        } else {
+            current < limit
+        };
+        let relation = if kind.is_spike() {
+            "at or above"
+        } else {
+            "below"
+        };
+        let verdict = if triggered {
+            "Triggered"
+        } else {
+            "Not triggered"
+        };
         (
             triggered,
             format!(
@@ -137,7 +194,13 @@ fn judge(kind: AlertType, threshold: f64, current: f64, baseline: f64, latest: P
             ),
         )
     };
-    Evaluation { current: round2(current), baseline: round2(baseline), change_percent, triggered, reason }
+    Evaluation {
+        current: round2(current),
+        baseline: round2(baseline),
+        change_percent,
+        triggered,
+        reason,
+    }
 }
 
 /// A number for people: no trailing zeros beyond two decimals.
@@ -149,9 +212,17 @@ fn number(value: f64) -> String {
 /// Evaluates the rule and, when its trigger rule is met and it is not cooling down, fires it:
 /// e-mail, webhook, history record.
 #[tracing::instrument(skip_all, fields(rule_id = %rule.id, game_id = %rule.game_id))]
-pub async fn evaluate_and_fire(state: &AppState, rule: &alert_rules::Model) -> Result<Outcome, ApiError> {
+pub async fn evaluate_and_fire(
+    state: &AppState,
+    rule: &alert_rules::Model,
+) -> Result<Outcome, ApiError> {
     let evaluation = evaluate(state, rule).await?;
-    let not_fired = |reason: String, evaluation: Evaluation| Outcome { evaluation, fired: false, reason, history: None };
+    let not_fired = |reason: String, evaluation: Evaluation| Outcome {
+        evaluation,
+        fired: false,
+        reason,
+        history: None,
+    };
     if !rule.enabled {
         return Ok(not_fired("The rule is disabled.".into(), evaluation));
     }
@@ -160,17 +231,33 @@ pub async fn evaluate_and_fire(state: &AppState, rule: &alert_rules::Model) -> R
     }
     let now = state.now();
     let lease = format!("alert-fire:{}", rule.id);
-    if !state.hot.locks.try_acquire(&lease, FIRING_LEASE_SECS, now).await? {
-        return Ok(not_fired("Another worker is firing this rule right now.".into(), evaluation));
+    if !state
+        .hot
+        .locks
+        .try_acquire(&lease, FIRING_LEASE_SECS, now)
+        .await?
+    {
+        return Ok(not_fired(
+            "Another worker is firing this rule right now.".into(),
+            evaluation,
+        ));
     }
     let result = fire_unless_cooling_down(state, rule, &evaluation, now).await;
     if let Err(error) = state.hot.locks.release(&lease).await {
         tracing::warn!(error = %error, "releasing the firing lease failed; it expires on its own");
     }
     match result? {
-        Some(history) => Ok(Outcome { reason: evaluation.reason.clone(), evaluation, fired: true, history: Some(history) }),
+        Some(history) => Ok(Outcome {
+            reason: evaluation.reason.clone(),
+            evaluation,
+            fired: true,
+            history: Some(history),
+        }),
         None => {
-            let last = alert_rules::Entity::find_by_id(rule.id).one(&state.db).await?.and_then(|r| r.last_fired_at);
+            let last = alert_rules::Entity::find_by_id(rule.id)
+                .one(&state.db)
+                .await?
+                .and_then(|r| r.last_fired_at);
             let reason = match last {
                 Some(at) => format!(
                     "Triggered, but cooling down: the rule fired at {} and can fire again from {}.",
@@ -212,7 +299,8 @@ async fn fire_unless_cooling_down(
         .map(|g| g.name)
         .unwrap_or_else(|| rule.game_id.to_string());
     let kind = rule_type(rule);
-    let (email_status, email_error) = send_email(state, rule, kind, &game_name, evaluation, now).await;
+    let (email_status, email_error) =
+        send_email(state, rule, kind, &game_name, evaluation, now).await;
     let (webhook_status, webhook_error) = match &rule.discord_webhook_url {
         Some(url) => {
             let body = alert_embed(rule, kind, &game_name, evaluation, now);
@@ -283,7 +371,13 @@ async fn send_email(
 }
 
 /// The Discord-compatible embed of a firing.
-pub fn alert_embed(rule: &alert_rules::Model, kind: AlertType, game_name: &str, evaluation: &Evaluation, now: DateTime<Utc>) -> serde_json::Value {
+pub fn alert_embed(
+    rule: &alert_rules::Model,
+    kind: AlertType,
+    game_name: &str,
+    evaluation: &Evaluation,
+    now: DateTime<Utc>,
+) -> serde_json::Value {
     let field = |name: &str, value: String| json!({ "name": name, "value": value, "inline": true });
     json!({
         "embeds": [{
@@ -346,7 +440,10 @@ pub async fn run_all(state: &AppState) -> Result<usize, ApiError> {
 
 /// Adds the evaluation job: every `--alert-interval-secs`, skipped while the previous pass
 /// still runs.
-pub async fn schedule(scheduler: &tokio_cron_scheduler::JobScheduler, state: &AppState) -> anyhow::Result<()> {
+pub async fn schedule(
+    scheduler: &tokio_cron_scheduler::JobScheduler,
+    state: &AppState,
+) -> anyhow::Result<()> {
     let running = Arc::new(AtomicBool::new(false));
     let state = state.clone();
     let every = std::time::Duration::from_secs(state.settings.alert_interval_secs.max(1));

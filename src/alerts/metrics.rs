@@ -105,7 +105,13 @@ impl Params {
 /// The metric in every bucket, computed by one grouped query. Buckets must start on whole
 /// seconds (callers truncate `now`), so integer epoch arithmetic places events exactly.
 #[tracing::instrument(skip_all, fields(game_id = %scope.game_id, metric = metric.as_str()))]
-pub async fn series(db: &impl ConnectionTrait, scope: &Scope, metric: Metric, buckets: Buckets, now: DateTime<Utc>) -> Result<Vec<Point>, DbErr> {
+pub async fn series(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    metric: Metric,
+    buckets: Buckets,
+    now: DateTime<Utc>,
+) -> Result<Vec<Point>, DbErr> {
     if metric == Metric::RetentionD7 {
         return retention(db, scope, buckets, now).await;
     }
@@ -118,8 +124,14 @@ pub async fn series(db: &impl ConnectionTrait, scope: &Scope, metric: Metric, bu
     let to = p.bind(buckets.end());
     let (filter, value) = match metric {
         Metric::Crashes => ("AND event_name = 'crash'", "COUNT(*)"),
-        Metric::LogErrors => ("AND event_name = 'log' AND log_level IN ('error', 'warning')", "COUNT(*)"),
-        Metric::Revenue => ("AND event_name = 'purchase' AND revenue_amount IS NOT NULL", "SUM(revenue_amount)"),
+        Metric::LogErrors => (
+            "AND event_name = 'log' AND log_level IN ('error', 'warning')",
+            "COUNT(*)",
+        ),
+        Metric::Revenue => (
+            "AND event_name = 'purchase' AND revenue_amount IS NOT NULL",
+            "SUM(revenue_amount)",
+        ),
         Metric::ActiveUsers => ("", "COUNT(DISTINCT actor_id)"),
         Metric::RetentionD7 => unreachable!("handled above"),
     };
@@ -131,8 +143,16 @@ pub async fn series(db: &impl ConnectionTrait, scope: &Scope, metric: Metric, bu
          ) bucketed GROUP BY bucket",
         epoch = epoch_seconds(backend, "occurred_at"),
     );
-    let rows = db.query_all_raw(Statement::from_sql_and_values(backend, sql, p.0)).await?;
-    let mut points = vec![Point { value: Some(0.0), cohort_size: None }; buckets.count];
+    let rows = db
+        .query_all_raw(Statement::from_sql_and_values(backend, sql, p.0))
+        .await?;
+    let mut points = vec![
+        Point {
+            value: Some(0.0),
+            cohort_size: None
+        };
+        buckets.count
+    ];
     for row in rows {
         let bucket: i64 = row.try_get("", "bucket")?;
         let value: Option<f64> = row.try_get("", "value")?;
@@ -153,7 +173,12 @@ fn environment_filter(scope: &Scope, p: &mut Params) -> String {
 /// Day-7 style retention per cohort bucket: of the users whose first event ever (in scope)
 /// falls in bucket i, the percent with an event in bucket i + 7. One query: first-seen per
 /// user, then a left join with the users active in the later buckets.
-async fn retention(db: &impl ConnectionTrait, scope: &Scope, buckets: Buckets, now: DateTime<Utc>) -> Result<Vec<Point>, DbErr> {
+async fn retention(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    buckets: Buckets,
+    now: DateTime<Utc>,
+) -> Result<Vec<Point>, DbErr> {
     let backend = db.get_database_backend();
     let mut p = Params::default();
     let game = p.bind(scope.game_id);
@@ -181,13 +206,23 @@ async fn retention(db: &impl ConnectionTrait, scope: &Scope, buckets: Buckets, n
         first_epoch = epoch_seconds(backend, "first_at"),
         epoch = epoch_seconds(backend, "occurred_at"),
     );
-    let rows = db.query_all_raw(Statement::from_sql_and_values(backend, sql, p.0)).await?;
-    let mut points = vec![Point { value: None, cohort_size: Some(0) }; buckets.count];
+    let rows = db
+        .query_all_raw(Statement::from_sql_and_values(backend, sql, p.0))
+        .await?;
+    let mut points = vec![
+        Point {
+            value: None,
+            cohort_size: Some(0)
+        };
+        buckets.count
+    ];
     for row in rows {
         let bucket: i64 = row.try_get("", "bucket")?;
         let size: i64 = row.try_get("", "size")?;
         let retained: i64 = row.try_get("", "retained")?;
-        let Some(index) = usize::try_from(bucket).ok().filter(|b| *b < buckets.count) else { continue };
+        let Some(index) = usize::try_from(bucket).ok().filter(|b| *b < buckets.count) else {
+            continue;
+        };
         let complete = buckets.start_of(index + 8) <= now;
         points[index] = Point {
             value: (complete && size > 0).then(|| retained as f64 * 100.0 / size as f64),
@@ -209,8 +244,9 @@ pub fn day_range(
 ) -> Result<(chrono::NaiveDate, chrono::NaiveDate), crate::error::ApiError> {
     use crate::error::ApiError;
     let parse = |raw: &str, field: &str| {
-        chrono::NaiveDate::parse_from_str(raw.trim(), "%Y-%m-%d")
-            .map_err(|_| ApiError::bad_request(format!("{field} must be a date in YYYY-MM-DD format")))
+        chrono::NaiveDate::parse_from_str(raw.trim(), "%Y-%m-%d").map_err(|_| {
+            ApiError::bad_request(format!("{field} must be a date in YYYY-MM-DD format"))
+        })
     };
     let to = match to {
         Some(raw) => parse(raw, "to")?,
@@ -224,7 +260,9 @@ pub fn day_range(
         return Err(ApiError::bad_request("from must not be after to"));
     }
     if (to - from).num_days() + 1 > max_days {
-        return Err(ApiError::bad_request(format!("the range from..to may cover at most {max_days} days")));
+        return Err(ApiError::bad_request(format!(
+            "the range from..to may cover at most {max_days} days"
+        )));
     }
     Ok((from, to))
 }

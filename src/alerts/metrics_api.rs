@@ -61,7 +61,11 @@ impl MetricsApi {
     /// came back 7 days later; `bucket=day` only). `from`/`to` are UTC days `YYYY-MM-DD`,
     /// inclusive (default: the 30 days up to today); `bucket` is `day` (default, up to 366
     /// days) or `hour` (up to 31 days).
-    #[oai(path = "/:game_id/metrics", method = "get", operation_id = "getGameMetric")]
+    #[oai(
+        path = "/:game_id/metrics",
+        method = "get",
+        operation_id = "getGameMetric"
+    )]
     #[allow(clippy::too_many_arguments)] // one argument per query parameter
     async fn metric(
         &self,
@@ -79,29 +83,50 @@ impl MetricsApi {
         environment: Query<Option<String>>,
     ) -> poem::Result<Json<MetricSeries>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
-        let metric = Metric::parse(&metric.0)
-            .ok_or_else(|| ApiError::bad_request(format!("metric must be one of: {}", Metric::NAMES)))?;
+        let metric = Metric::parse(&metric.0).ok_or_else(|| {
+            ApiError::bad_request(format!("metric must be one of: {}", Metric::NAMES))
+        })?;
         let (bucket_name, bucket_secs, max_days) = match bucket.0.as_deref().unwrap_or("day") {
             "day" => ("day", 86_400, MAX_DAYS_BY_DAY),
             "hour" => ("hour", 3_600, MAX_DAYS_BY_HOUR),
             _ => return Err(ApiError::bad_request("bucket must be hour or day").into()),
         };
         if metric == Metric::RetentionD7 && bucket_name != "day" {
-            return Err(ApiError::bad_request("retention_d7 is computed per day; use bucket=day").into());
+            return Err(
+                ApiError::bad_request("retention_d7 is computed per day; use bucket=day").into(),
+            );
         }
-        let environment = environment.0.as_deref().map(super::rules::parse_environment).transpose()?;
+        let environment = environment
+            .0
+            .as_deref()
+            .map(super::rules::parse_environment)
+            .transpose()?;
         let now = self.state.now();
-        let (from, to) = metrics::day_range(from.0.as_deref(), to.0.as_deref(), now.date_naive(), DEFAULT_DAYS, max_days)?;
+        let (from, to) = metrics::day_range(
+            from.0.as_deref(),
+            to.0.as_deref(),
+            now.date_naive(),
+            DEFAULT_DAYS,
+            max_days,
+        )?;
         let days = (to - from).num_days() + 1;
         let buckets = Buckets {
             start: metrics::midnight(from),
             seconds: bucket_secs,
             count: (days * 86_400 / bucket_secs) as usize,
         };
-        let scope = Scope { game_id: game_id.0, environment: environment.clone() };
-        let points = metrics::series(&self.state.db, &scope, metric, buckets, now).await.map_err(ApiError::from)?;
-        let total = matches!(metric, Metric::Crashes | Metric::LogErrors | Metric::Revenue)
-            .then(|| points.iter().filter_map(|p| p.value).sum::<f64>());
+        let scope = Scope {
+            game_id: game_id.0,
+            environment: environment.clone(),
+        };
+        let points = metrics::series(&self.state.db, &scope, metric, buckets, now)
+            .await
+            .map_err(ApiError::from)?;
+        let total = matches!(
+            metric,
+            Metric::Crashes | Metric::LogErrors | Metric::Revenue
+        )
+        .then(|| points.iter().filter_map(|p| p.value).sum::<f64>());
         Ok(Json(MetricSeries {
             metric: metric.as_str().into(),
             bucket: bucket_name.into(),

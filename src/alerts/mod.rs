@@ -10,11 +10,21 @@ pub mod rules;
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
-    (api::AlertsApi { state: state.clone() }, metrics_api::MetricsApi { state: state.clone() })
+    (
+        api::AlertsApi {
+            state: state.clone(),
+        },
+        metrics_api::MetricsApi {
+            state: state.clone(),
+        },
+    )
 }
 
 /// Adds this feature's scheduled jobs to the worker: alert evaluation every
 /// `--alert-interval-secs`.
-pub async fn schedule(scheduler: &tokio_cron_scheduler::JobScheduler, state: &AppState) -> anyhow::Result<()> {
+pub async fn schedule(
+    scheduler: &tokio_cron_scheduler::JobScheduler,
+    state: &AppState,
+) -> anyhow::Result<()> {
     evaluate::schedule(scheduler, state).await
 }

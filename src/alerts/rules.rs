@@ -13,7 +13,13 @@ pub enum AlertType {
 }
 
 impl AlertType {
-    pub const ALL: [Self; 5] = [Self::CrashSpike, Self::LogErrorSpike, Self::RevenueDrop, Self::DauDrop, Self::RetentionDrop];
+    pub const ALL: [Self; 5] = [
+        Self::CrashSpike,
+        Self::LogErrorSpike,
+        Self::RevenueDrop,
+        Self::DauDrop,
+        Self::RetentionDrop,
+    ];
 
     pub fn parse(raw: &str) -> Result<Self, ApiError> {
         Self::ALL.into_iter().find(|t| t.as_str() == raw).ok_or_else(|| {
@@ -84,14 +90,18 @@ pub fn parse_name(raw: &str) -> Result<String, ApiError> {
 
 pub fn parse_threshold(raw: f64) -> Result<f64, ApiError> {
     if !raw.is_finite() || raw <= 0.0 || raw > 1000.0 {
-        return Err(ApiError::bad_request("threshold must be a number above 0 (at most 1000)"));
+        return Err(ApiError::bad_request(
+            "threshold must be a number above 0 (at most 1000)",
+        ));
     }
     Ok(raw)
 }
 
 pub fn parse_window(raw: i64) -> Result<i32, ApiError> {
     if !(1..=MAX_WINDOW_HOURS).contains(&raw) {
-        return Err(ApiError::bad_request("comparison_window_hours must be 1 to 2160"));
+        return Err(ApiError::bad_request(
+            "comparison_window_hours must be 1 to 2160",
+        ));
     }
     Ok(raw as i32)
 }
@@ -99,7 +109,9 @@ pub fn parse_window(raw: i64) -> Result<i32, ApiError> {
 pub fn parse_environment(raw: &str) -> Result<String, ApiError> {
     match raw {
         "development" | "production" => Ok(raw.to_string()),
-        _ => Err(ApiError::bad_request("environment must be development or production")),
+        _ => Err(ApiError::bad_request(
+            "environment must be development or production",
+        )),
     }
 }
 

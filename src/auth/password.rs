@@ -19,10 +19,14 @@ fn hasher() -> Argon2<'static> {
 pub fn check_strength(password: &str) -> Result<(), ApiError> {
     let length = password.chars().count();
     if length < MIN_PASSWORD_LENGTH {
-        return Err(ApiError::bad_request("password must be at least 8 characters"));
+        return Err(ApiError::bad_request(
+            "password must be at least 8 characters",
+        ));
     }
     if length > MAX_PASSWORD_LENGTH {
-        return Err(ApiError::bad_request("password must be at most 256 characters"));
+        return Err(ApiError::bad_request(
+            "password must be at most 256 characters",
+        ));
     }
     Ok(())
 }
@@ -45,8 +49,11 @@ pub async fn verify(password: String, stored: Option<String>) -> Result<bool, Ap
     tokio::task::spawn_blocking(move || {
         let known = stored.is_some();
         let stored = stored.unwrap_or_else(|| dummy_hash().to_string());
-        let parsed = PasswordHash::new(&stored).map_err(|e| ApiError::internal(format!("bad stored hash: {e}")))?;
-        let matches = hasher().verify_password(password.as_bytes(), &parsed).is_ok();
+        let parsed = PasswordHash::new(&stored)
+            .map_err(|e| ApiError::internal(format!("bad stored hash: {e}")))?;
+        let matches = hasher()
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok();
         Ok(known && matches)
     })
     .await

@@ -30,7 +30,10 @@ pub struct ApiKeyAuth(pub Arc<KeyContext>);
 pub struct BearerAuth(pub Uuid);
 
 fn identity(req: &Request) -> Identity {
-    req.extensions().get::<Identity>().cloned().unwrap_or(Identity::Anonymous)
+    req.extensions()
+        .get::<Identity>()
+        .cloned()
+        .unwrap_or(Identity::Anonymous)
 }
 
 impl<'a> ApiExtractor<'a> for ApiKeyAuth {

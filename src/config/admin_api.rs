@@ -34,13 +34,20 @@ pub struct ConfigValues {
 }
 
 fn view(config: &service::StoredConfig) -> Result<ConfigValues, ApiError> {
-    Ok(ConfigValues { values: Any(config.values()?), updated_at: config.updated_at.map(timestamp) })
+    Ok(ConfigValues {
+        values: Any(config.values()?),
+        updated_at: config.updated_at.map(timestamp),
+    })
 }
 
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Config")]
 impl ConfigAdminApi {
     /// The game's remote config (any member).
-    #[oai(path = "/:game_id/config", method = "get", operation_id = "getGameConfig")]
+    #[oai(
+        path = "/:game_id/config",
+        method = "get",
+        operation_id = "getGameConfig"
+    )]
     async fn get(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Json<ConfigValues>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let config = service::load(&self.state, game_id.0).await?;
@@ -49,11 +56,23 @@ impl ConfigAdminApi {
 
     /// Replace the game's remote config (editor or owner). Games polling `GET /v1/config` see
     /// the new values within a second.
-    #[oai(path = "/:game_id/config", method = "put", operation_id = "setGameConfig")]
-    async fn put(&self, auth: BearerAuth, game_id: Path<Uuid>, body: Json<SetConfig>) -> poem::Result<Json<ConfigValues>> {
+    #[oai(
+        path = "/:game_id/config",
+        method = "put",
+        operation_id = "setGameConfig"
+    )]
+    async fn put(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        body: Json<SetConfig>,
+    ) -> poem::Result<Json<ConfigValues>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let values_json = service::parse_values(&body.values.0).map_err(ApiError::from)?;
         let config = service::store(&self.state, &self.cache, game_id.0, values_json).await?;
-        Ok(Json(ConfigValues { values: Any(body.0.values.0), updated_at: config.updated_at.map(timestamp) }))
+        Ok(Json(ConfigValues {
+            values: Any(body.0.values.0),
+            updated_at: config.updated_at.map(timestamp),
+        }))
     }
 }

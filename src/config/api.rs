@@ -32,7 +32,10 @@ pub enum ConfigAnswer {
     ),
     /// Unchanged since the ETag given in `If-None-Match`; the body is empty.
     #[oai(status = 304)]
-    NotModified(#[oai(header = "ETag")] String, #[oai(header = "Cache-Control")] String),
+    NotModified(
+        #[oai(header = "ETag")] String,
+        #[oai(header = "Cache-Control")] String,
+    ),
 }
 
 #[OpenApi(prefix_path = "/v1/config", tag = "ApiTags::Config")]
@@ -49,9 +52,20 @@ impl ConfigApi {
         if_none_match: Header<Option<String>>,
     ) -> poem::Result<ConfigAnswer> {
         let published = self.cache.get(&self.state, auth.0.game_id).await?;
-        if if_none_match.0.as_deref().is_some_and(|tags| published.matches(tags)) {
-            return Ok(ConfigAnswer::NotModified(published.etag.clone(), CACHE_CONTROL.into()));
+        if if_none_match
+            .0
+            .as_deref()
+            .is_some_and(|tags| published.matches(tags))
+        {
+            return Ok(ConfigAnswer::NotModified(
+                published.etag.clone(),
+                CACHE_CONTROL.into(),
+            ));
         }
-        Ok(ConfigAnswer::Ok(JsonText::new(published.body.clone()), published.etag.clone(), CACHE_CONTROL.into()))
+        Ok(ConfigAnswer::Ok(
+            JsonText::new(published.body.clone()),
+            published.etag.clone(),
+            CACHE_CONTROL.into(),
+        ))
     }
 }

@@ -21,7 +21,10 @@ pub struct JsonText<T> {
 impl<T> JsonText<T> {
     /// Wraps text the caller guarantees to be one valid JSON document shaped like `T`.
     pub fn new(body: impl Into<Bytes>) -> Self {
-        Self { body: body.into(), schema: PhantomData }
+        Self {
+            body: body.into(),
+            schema: PhantomData,
+        }
     }
 }
 

@@ -13,7 +13,13 @@ use std::sync::Arc;
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
     let cache = Arc::new(service::ConfigCache::default());
     (
-        api::ConfigApi { state: state.clone(), cache: cache.clone() },
-        admin_api::ConfigAdminApi { state: state.clone(), cache },
+        api::ConfigApi {
+            state: state.clone(),
+            cache: cache.clone(),
+        },
+        admin_api::ConfigAdminApi {
+            state: state.clone(),
+            cache,
+        },
     )
 }

@@ -5,10 +5,10 @@
 //! (they never hold an entry longer), so a game polling any node sees a change within a second.
 use super::json_text::quoted;
 use crate::{api::timestamp, error::ApiError, state::AppState};
+use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
 use entity::game_configs;
 use parking_lot::Mutex;
-use bytes::Bytes;
 use sea_orm::{sea_query::OnConflict, ActiveValue::Set, EntityTrait};
 use serde_json::Value;
 use std::{
@@ -66,22 +66,37 @@ pub fn parse_values(values: &Value) -> Result<String, ConfigError> {
     }
     let text = values.to_string();
     if text.len() > MAX_CONFIG_BYTES {
-        return Err(ConfigError::TooLarge { received: text.len() });
+        return Err(ConfigError::TooLarge {
+            received: text.len(),
+        });
     }
     Ok(text)
 }
 
 pub async fn load(state: &AppState, game_id: Uuid) -> Result<StoredConfig, ApiError> {
-    let row = game_configs::Entity::find_by_id(game_id).one(&state.db).await?;
+    let row = game_configs::Entity::find_by_id(game_id)
+        .one(&state.db)
+        .await?;
     Ok(match row {
-        Some(row) => StoredConfig { values_json: row.values_json, updated_at: Some(row.updated_at) },
-        None => StoredConfig { values_json: "{}".into(), updated_at: None },
+        Some(row) => StoredConfig {
+            values_json: row.values_json,
+            updated_at: Some(row.updated_at),
+        },
+        None => StoredConfig {
+            values_json: "{}".into(),
+            updated_at: None,
+        },
     })
 }
 
 /// Replaces the game's config with `values_json` in one upsert, and forgets this node's copy.
 #[tracing::instrument(skip_all, fields(game_id = %game_id))]
-pub async fn store(state: &AppState, cache: &ConfigCache, game_id: Uuid, values_json: String) -> Result<StoredConfig, ApiError> {
+pub async fn store(
+    state: &AppState,
+    cache: &ConfigCache,
+    game_id: Uuid,
+    values_json: String,
+) -> Result<StoredConfig, ApiError> {
     let now = state.now();
     let row = game_configs::ActiveModel {
         game_id: Set(game_id),
@@ -91,13 +106,19 @@ pub async fn store(state: &AppState, cache: &ConfigCache, game_id: Uuid, values_
     game_configs::Entity::insert(row)
         .on_conflict(
             OnConflict::column(game_configs::Column::GameId)
-                .update_columns([game_configs::Column::ValuesJson, game_configs::Column::UpdatedAt])
+                .update_columns([
+                    game_configs::Column::ValuesJson,
+                    game_configs::Column::UpdatedAt,
+                ])
                 .to_owned(),
         )
         .exec_without_returning(&state.db)
         .await?;
     cache.forget(game_id);
-    Ok(StoredConfig { values_json, updated_at: Some(now) })
+    Ok(StoredConfig {
+        values_json,
+        updated_at: Some(now),
+    })
 }
 
 /// What `GET /v1/config` answers for one game: the whole body, ready to send, and its ETag.
@@ -109,11 +130,21 @@ pub struct Published {
 
 impl Published {
     fn new(config: StoredConfig, fetched_at: DateTime<Utc>) -> Self {
-        let updated_at = config.updated_at.map(|at| quoted(&timestamp(at))).unwrap_or_else(|| "null".into());
-        let body = format!(r#"{{"config":{},"updated_at":{updated_at}}}"#, config.values_json);
+        let updated_at = config
+            .updated_at
+            .map(|at| quoted(&timestamp(at)))
+            .unwrap_or_else(|| "null".into());
+        let body = format!(
+            r#"{{"config":{},"updated_at":{updated_at}}}"#,
+            config.values_json
+        );
         // The body decides the tag, so equal answers share it on every node and across restarts.
         let etag = format!("\"{}\"", &crate::auth::sha256_hex(&body)[..32]);
-        Self { body: Bytes::from(body), etag, fetched_at }
+        Self {
+            body: Bytes::from(body),
+            etag,
+            fetched_at,
+        }
     }
 
     /// True when an `If-None-Match` header value names this version (weak comparison, `*`

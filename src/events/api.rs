@@ -43,7 +43,11 @@ pub enum Tracked {
 }
 
 pub fn violation_view(violation: Violation) -> SchemaViolation {
-    SchemaViolation { index: violation.index as u64, event_name: violation.event_name, message: violation.message }
+    SchemaViolation {
+        index: violation.index as u64,
+        event_name: violation.event_name,
+        message: violation.message,
+    }
 }
 
 #[OpenApi(prefix_path = "/v1/track", tag = "ApiTags::Events")]
@@ -58,13 +62,20 @@ impl TrackApi {
     /// `{error, quota: {current, limit, remaining}}` when the monthly quota cannot hold it, 503
     /// when storage is unavailable (retry). A 202 means the events are committed.
     #[oai(path = "/", method = "post", operation_id = "track")]
-    async fn track(&self, auth: ApiKeyAuth, body: Json<serde_json::Value>) -> poem::Result<Tracked> {
+    async fn track(
+        &self,
+        auth: ApiKeyAuth,
+        body: Json<serde_json::Value>,
+    ) -> poem::Result<Tracked> {
         let accepted = service::track(&self.state, auth.0, body.0).await?;
         let warnings = (!accepted.warnings.is_empty())
             .then(|| accepted.warnings.into_iter().map(violation_view).collect());
         Ok(Tracked::Accepted(Json(TrackAccepted {
             received: accepted.received,
-            quota: QuotaStatus { remaining: accepted.remaining, limit: accepted.limit },
+            quota: QuotaStatus {
+                remaining: accepted.remaining,
+                limit: accepted.limit,
+            },
             warnings,
         })))
     }

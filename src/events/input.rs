@@ -13,7 +13,14 @@ pub const MAX_ID_CHARS: usize = 128;
 /// `event_id` length in characters.
 pub const MAX_EVENT_ID_CHARS: usize = 64;
 
-const FIELDS: &[&str] = &["event_name", "session_id", "player_id", "properties", "client_timestamp", "event_id"];
+const FIELDS: &[&str] = &[
+    "event_name",
+    "session_id",
+    "player_id",
+    "properties",
+    "client_timestamp",
+    "event_id",
+];
 
 /// What is wrong with one event, in the client's words.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -53,9 +60,11 @@ pub fn parse_body(body: Value) -> Result<Vec<IncomingEvent>, ApiError> {
     match body {
         Value::Array(items) => {
             if items.len() > MAX_BATCH {
-                return Err(ApiError::payload_too_large(format!("Batch too large: at most {MAX_BATCH} events per request"))
-                    .with("limit", MAX_BATCH)
-                    .with("received", items.len()));
+                return Err(ApiError::payload_too_large(format!(
+                    "Batch too large: at most {MAX_BATCH} events per request"
+                ))
+                .with("limit", MAX_BATCH)
+                .with("received", items.len()));
             }
             if items.is_empty() {
                 return Err(ApiError::bad_request("The batch holds no events"));
@@ -64,12 +73,18 @@ pub fn parse_body(body: Value) -> Result<Vec<IncomingEvent>, ApiError> {
                 .into_iter()
                 .enumerate()
                 .map(|(index, item)| {
-                    parse_event(item).map_err(|e| ApiError::bad_request(format!("events[{index}]: {e}")).with("index", index))
+                    parse_event(item).map_err(|e| {
+                        ApiError::bad_request(format!("events[{index}]: {e}")).with("index", index)
+                    })
                 })
                 .collect()
         }
-        Value::Object(_) => Ok(vec![parse_event(body).map_err(|e| ApiError::bad_request(e.to_string()))?]),
-        _ => Err(ApiError::bad_request("The body must be an event object or an array of events")),
+        Value::Object(_) => Ok(vec![
+            parse_event(body).map_err(|e| ApiError::bad_request(e.to_string()))?
+        ]),
+        _ => Err(ApiError::bad_request(
+            "The body must be an event object or an array of events",
+        )),
     }
 }
 
@@ -78,7 +93,9 @@ pub fn parse_event(item: Value) -> Result<IncomingEvent, InvalidEvent> {
         return Err(InvalidEvent::NotAnObject);
     };
     if let Some(unknown) = fields.keys().find(|k| !FIELDS.contains(&k.as_str())) {
-        return Err(InvalidEvent::UnknownField(unknown.chars().take(64).collect()));
+        return Err(InvalidEvent::UnknownField(
+            unknown.chars().take(64).collect(),
+        ));
     }
     let event_name = event_name(fields.remove("event_name"))?;
     let session_id = required_text(fields.remove("session_id"), "session_id", MAX_ID_CHARS)?;
@@ -91,7 +108,10 @@ pub fn parse_event(item: Value) -> Result<IncomingEvent, InvalidEvent> {
     };
     // PostgreSQL cannot store NUL in text or jsonb; refusing it here keeps one client's odd
     // bytes from failing the group write other clients' events share.
-    if properties.iter().any(|(k, v)| k.contains('\0') || holds_nul(v)) {
+    if properties
+        .iter()
+        .any(|(k, v)| k.contains('\0') || holds_nul(v))
+    {
         return Err(InvalidEvent::NulCharacter);
     }
     let client_timestamp = match fields.remove("client_timestamp") {
@@ -99,7 +119,14 @@ pub fn parse_event(item: Value) -> Result<IncomingEvent, InvalidEvent> {
         Some(Value::String(raw)) => Some(parse_timestamp(&raw).ok_or(InvalidEvent::BadTimestamp)?),
         Some(_) => return Err(InvalidEvent::NotAString("client_timestamp")),
     };
-    Ok(IncomingEvent { event_name, session_id, player_id, properties, client_timestamp, event_id })
+    Ok(IncomingEvent {
+        event_name,
+        session_id,
+        player_id,
+        properties,
+        client_timestamp,
+        event_id,
+    })
 }
 
 /// Event names are identifiers: 1 to 128 characters, no surrounding whitespace trimmed away.
@@ -125,11 +152,19 @@ fn event_name(value: Option<Value>) -> Result<String, InvalidEvent> {
     }
 }
 
-fn required_text(value: Option<Value>, field: &'static str, max: usize) -> Result<String, InvalidEvent> {
+fn required_text(
+    value: Option<Value>,
+    field: &'static str,
+    max: usize,
+) -> Result<String, InvalidEvent> {
     optional_text(value, field, max)?.ok_or(InvalidEvent::Missing(field))
 }
 
-fn optional_text(value: Option<Value>, field: &'static str, max: usize) -> Result<Option<String>, InvalidEvent> {
+fn optional_text(
+    value: Option<Value>,
+    field: &'static str,
+    max: usize,
+) -> Result<Option<String>, InvalidEvent> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => {

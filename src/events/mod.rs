@@ -12,7 +12,14 @@ use std::sync::Arc;
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
-    (api::TrackApi { state: state.clone() }, schemas_api::EventSchemasApi { state: state.clone() })
+    (
+        api::TrackApi {
+            state: state.clone(),
+        },
+        schemas_api::EventSchemasApi {
+            state: state.clone(),
+        },
+    )
 }
 
 /// The node's ingestion machinery kept in `AppState`: the group-commit writer and the cache
@@ -25,7 +32,10 @@ pub struct Ingest {
 
 impl Ingest {
     pub fn new(db: Db) -> Self {
-        Self { writer: Arc::new(writer::EventWriter::new(db)), schemas: Arc::default() }
+        Self {
+            writer: Arc::new(writer::EventWriter::new(db)),
+            schemas: Arc::default(),
+        }
     }
 
     /// Commits every queued event write; new writes are refused from now on (shutdown).

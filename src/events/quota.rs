@@ -1,11 +1,7 @@
 //! The monthly event quota of a game: counted in the hot store (exact across nodes), rebuilt
 //! from the cold store's usage counts when the counter is missing.
 use super::writer::month_of;
-use crate::{
-    error::ApiError,
-    store::hot::quotas::Reservation,
-    state::AppState,
-};
+use crate::{error::ApiError, state::AppState, store::hot::quotas::Reservation};
 use chrono::{DateTime, Utc};
 use entity::event_usage;
 use poem::http::StatusCode;
@@ -29,7 +25,13 @@ pub struct Reserved {
 
 /// Reserves `amount` events of the game's quota for the month of `now`, all or nothing:
 /// 429 with `{current, limit, remaining: 0}` when they do not fit.
-pub async fn reserve(state: &AppState, game_id: Uuid, limit: u64, amount: u64, now: DateTime<Utc>) -> Result<Reserved, ApiError> {
+pub async fn reserve(
+    state: &AppState,
+    game_id: Uuid,
+    limit: u64,
+    amount: u64,
+    now: DateTime<Utc>,
+) -> Result<Reserved, ApiError> {
     let month = month_of(now);
     let counter = counter_name(game_id, &month);
     let quotas = &state.hot.quotas;
@@ -37,13 +39,28 @@ pub async fn reserve(state: &AppState, game_id: Uuid, limit: u64, amount: u64, n
     if answer == Reservation::Missing {
         let stored = stored_events(state, game_id, &month).await?;
         tracing::info!(%game_id, %month, stored, "quota counter rebuilt from the cold store");
-        answer = quotas.reserve(&counter, amount, limit, Some(stored)).await?;
+        answer = quotas
+            .reserve(&counter, amount, limit, Some(stored))
+            .await?;
     }
     match answer {
-        Reservation::Reserved { used } => Ok(Reserved { counter, amount, used, limit }),
-        Reservation::Refused { current } => Err(ApiError::new(StatusCode::TOO_MANY_REQUESTS, "Monthly event quota exceeded")
-            .with("quota", json!({ "current": current, "limit": limit, "remaining": 0 }))),
-        Reservation::Missing => Err(ApiError::unavailable("Storage temporarily unavailable, retry later")),
+        Reservation::Reserved { used } => Ok(Reserved {
+            counter,
+            amount,
+            used,
+            limit,
+        }),
+        Reservation::Refused { current } => Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Monthly event quota exceeded",
+        )
+        .with(
+            "quota",
+            json!({ "current": current, "limit": limit, "remaining": 0 }),
+        )),
+        Reservation::Missing => Err(ApiError::unavailable(
+            "Storage temporarily unavailable, retry later",
+        )),
     }
 }
 
@@ -60,6 +77,8 @@ pub async fn release(state: &AppState, reserved: &Reserved, amount: u64) {
 
 /// Events stored for the game in `month`, as the cold store counts them.
 async fn stored_events(state: &AppState, game_id: Uuid, month: &str) -> Result<u64, ApiError> {
-    let row = event_usage::Entity::find_by_id((game_id, month.to_string())).one(&state.db).await?;
+    let row = event_usage::Entity::find_by_id((game_id, month.to_string()))
+        .one(&state.db)
+        .await?;
     Ok(row.map(|r| r.events.max(0) as u64).unwrap_or(0))
 }

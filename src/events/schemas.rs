@@ -35,23 +35,35 @@ pub struct Violation {
 /// Checks and compiles a schema sent by the dashboard.
 pub fn compile(schema: &Value) -> Result<Validator, ApiError> {
     if !schema.is_object() && !schema.is_boolean() {
-        return Err(ApiError::bad_request("A JSON Schema must be an object or a boolean"));
+        return Err(ApiError::bad_request(
+            "A JSON Schema must be an object or a boolean",
+        ));
     }
     if let Some(dialect) = schema.get("$schema") {
         let dialect = dialect.as_str().unwrap_or_default().trim_end_matches('#');
         if dialect != DRAFT_2020_12 {
-            return Err(ApiError::bad_request(format!("Only JSON Schema draft 2020-12 is supported ($schema {DRAFT_2020_12})")));
+            return Err(ApiError::bad_request(format!(
+                "Only JSON Schema draft 2020-12 is supported ($schema {DRAFT_2020_12})"
+            )));
         }
     }
-    if serde_json::to_vec(schema).map(|b| b.len()).unwrap_or(usize::MAX) > MAX_SCHEMA_BYTES {
-        return Err(ApiError::payload_too_large(format!("A schema may be at most {MAX_SCHEMA_BYTES} bytes")));
+    if serde_json::to_vec(schema)
+        .map(|b| b.len())
+        .unwrap_or(usize::MAX)
+        > MAX_SCHEMA_BYTES
+    {
+        return Err(ApiError::payload_too_large(format!(
+            "A schema may be at most {MAX_SCHEMA_BYTES} bytes"
+        )));
     }
     jsonschema::draft202012::options()
         // Linear-time regular expressions: a `pattern` from a dashboard user must not be able
         // to stall ingestion with catastrophic backtracking.
         .with_pattern_options(PatternOptions::regex())
         .build(schema)
-        .map_err(|e| ApiError::bad_request(format!("Invalid JSON Schema: {}", clip(&e.to_string()))))
+        .map_err(|e| {
+            ApiError::bad_request(format!("Invalid JSON Schema: {}", clip(&e.to_string())))
+        })
 }
 
 /// A game's compiled schemas by event name.
@@ -65,15 +77,25 @@ impl GameSchemas {
     pub fn check(&self, events: &[IncomingEvent]) -> Vec<Violation> {
         let mut violations = Vec::new();
         for (index, event) in events.iter().enumerate() {
-            let Some(validator) = self.validators.get(&event.event_name) else { continue };
+            let Some(validator) = self.validators.get(&event.event_name) else {
+                continue;
+            };
             let properties = Value::Object(event.properties.clone());
             let mut messages = validator.iter_errors(&properties).map(|error| {
                 let path = error.instance_path.to_string();
                 let text = clip(&error.to_string());
-                if path.is_empty() { text } else { format!("{path}: {text}") }
+                if path.is_empty() {
+                    text
+                } else {
+                    format!("{path}: {text}")
+                }
             });
             for message in messages.by_ref().take(MAX_MESSAGES_PER_EVENT) {
-                violations.push(Violation { index, event_name: event.event_name.clone(), message });
+                violations.push(Violation {
+                    index,
+                    event_name: event.event_name.clone(),
+                    message,
+                });
             }
             let more = messages.count();
             if more > 0 {
@@ -117,7 +139,9 @@ impl SchemaCache {
                 }
                 // Stored schemas were valid when saved; one that no longer compiles is skipped
                 // (logged) rather than blocking every event of the game.
-                Err(error) => tracing::warn!(%game_id, event_name = %row.event_name, error = %error, "stored event schema does not compile"),
+                Err(error) => {
+                    tracing::warn!(%game_id, event_name = %row.event_name, error = %error, "stored event schema does not compile")
+                }
             }
         }
         let schemas = Arc::new(GameSchemas { validators });

@@ -68,8 +68,18 @@ fn event_name(raw: &str) -> Result<String, ApiError> {
 impl EventSchemasApi {
     /// Set the JSON Schema (draft 2020-12) that the `properties` of `event_name` events must
     /// match (editor). The body is the schema itself; an invalid schema is refused with 400.
-    #[oai(path = "/:game_id/event-schemas/:event_name", method = "put", operation_id = "putEventSchema")]
-    async fn put(&self, auth: BearerAuth, game_id: Path<Uuid>, event_name: Path<String>, body: Json<Value>) -> poem::Result<SchemaSaved> {
+    #[oai(
+        path = "/:game_id/event-schemas/:event_name",
+        method = "put",
+        operation_id = "putEventSchema"
+    )]
+    async fn put(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        event_name: Path<String>,
+        body: Json<Value>,
+    ) -> poem::Result<SchemaSaved> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let name = self::event_name(&event_name.0)?;
         schemas::compile(&body.0)?;
@@ -88,9 +98,15 @@ impl EventSchemasApi {
         };
         event_schemas::Entity::insert(event_schemas::ActiveModel::from(row.clone()))
             .on_conflict(
-                OnConflict::columns([event_schemas::Column::GameId, event_schemas::Column::EventName])
-                    .update_columns([event_schemas::Column::Schema, event_schemas::Column::UpdatedAt])
-                    .to_owned(),
+                OnConflict::columns([
+                    event_schemas::Column::GameId,
+                    event_schemas::Column::EventName,
+                ])
+                .update_columns([
+                    event_schemas::Column::Schema,
+                    event_schemas::Column::UpdatedAt,
+                ])
+                .to_owned(),
             )
             .exec_without_returning(&txn)
             .await
@@ -104,8 +120,16 @@ impl EventSchemasApi {
     }
 
     /// The game's event schemas, by event name.
-    #[oai(path = "/:game_id/event-schemas", method = "get", operation_id = "listEventSchemas")]
-    async fn list(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Json<EventSchemaList>> {
+    #[oai(
+        path = "/:game_id/event-schemas",
+        method = "get",
+        operation_id = "listEventSchemas"
+    )]
+    async fn list(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+    ) -> poem::Result<Json<EventSchemaList>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let rows = event_schemas::Entity::find()
             .filter(event_schemas::Column::GameId.eq(game_id.0))
@@ -113,12 +137,23 @@ impl EventSchemasApi {
             .all(&self.state.db)
             .await
             .map_err(ApiError::from)?;
-        Ok(Json(EventSchemaList { event_schemas: rows.into_iter().map(view).collect() }))
+        Ok(Json(EventSchemaList {
+            event_schemas: rows.into_iter().map(view).collect(),
+        }))
     }
 
     /// The event schema of one event name.
-    #[oai(path = "/:game_id/event-schemas/:event_name", method = "get", operation_id = "getEventSchema")]
-    async fn get(&self, auth: BearerAuth, game_id: Path<Uuid>, event_name: Path<String>) -> poem::Result<Json<EventSchema>> {
+    #[oai(
+        path = "/:game_id/event-schemas/:event_name",
+        method = "get",
+        operation_id = "getEventSchema"
+    )]
+    async fn get(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        event_name: Path<String>,
+    ) -> poem::Result<Json<EventSchema>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let row = event_schemas::Entity::find_by_id((game_id.0, event_name.0))
             .one(&self.state.db)
@@ -129,8 +164,17 @@ impl EventSchemasApi {
     }
 
     /// Remove an event name's schema (editor): its events are no longer checked.
-    #[oai(path = "/:game_id/event-schemas/:event_name", method = "delete", operation_id = "deleteEventSchema")]
-    async fn delete(&self, auth: BearerAuth, game_id: Path<Uuid>, event_name: Path<String>) -> poem::Result<SchemaDeleted> {
+    #[oai(
+        path = "/:game_id/event-schemas/:event_name",
+        method = "delete",
+        operation_id = "deleteEventSchema"
+    )]
+    async fn delete(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        event_name: Path<String>,
+    ) -> poem::Result<SchemaDeleted> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let deleted = event_schemas::Entity::delete_by_id((game_id.0, event_name.0))
             .exec(&self.state.db)

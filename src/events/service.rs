@@ -5,7 +5,9 @@ use super::{
     schemas::Violation,
     writer::WriteError,
 };
-use crate::{auth::api_key::KeyContext, error::ApiError, games::service::monthly_quota, state::AppState};
+use crate::{
+    auth::api_key::KeyContext, error::ApiError, games::service::monthly_quota, state::AppState,
+};
 use chrono::{DateTime, Duration, Utc};
 use entity::events;
 use serde_json::{json, Value};
@@ -26,11 +28,18 @@ pub struct Accepted {
 }
 
 #[tracing::instrument(skip_all, fields(game_id = %key.game_id))]
-pub async fn track(state: &AppState, key: Arc<KeyContext>, body: Value) -> Result<Accepted, ApiError> {
+pub async fn track(
+    state: &AppState,
+    key: Arc<KeyContext>,
+    body: Value,
+) -> Result<Accepted, ApiError> {
     let incoming = input::parse_body(body)?;
     let warnings = check_schemas(state, &key, &incoming).await?;
     let now = state.now();
-    let rows: Vec<events::Model> = incoming.into_iter().map(|event| row(&key, event, now)).collect();
+    let rows: Vec<events::Model> = incoming
+        .into_iter()
+        .map(|event| row(&key, event, now))
+        .collect();
     let received = rows.len() as u64;
 
     // From here on the work runs to its end even if the client hangs up, so a reservation is
@@ -44,35 +53,55 @@ pub async fn track(state: &AppState, key: Arc<KeyContext>, body: Value) -> Resul
             Ok(written) => {
                 // A retried event already stored is accepted but not charged twice.
                 quota::release(&state, &reserved, written.duplicates).await;
-                Ok(reserved.limit.saturating_sub(reserved.used - written.duplicates))
+                Ok(reserved
+                    .limit
+                    .saturating_sub(reserved.used - written.duplicates))
             }
             Err(error) => {
                 quota::release(&state, &reserved, reserved.amount).await;
                 if let WriteError::Store(cause) = &error {
                     tracing::error!(error.cause_chain = ?cause, "events not stored");
                 }
-                Err(ApiError::unavailable("Storage temporarily unavailable, retry later"))
+                Err(ApiError::unavailable(
+                    "Storage temporarily unavailable, retry later",
+                ))
             }
         }
     });
     let remaining = commit.await.map_err(ApiError::internal)??;
-    Ok(Accepted { received, remaining, limit, warnings })
+    Ok(Accepted {
+        received,
+        remaining,
+        limit,
+        warnings,
+    })
 }
 
 /// Applies the game's `event_validation` mode: `off` checks nothing, `warn` returns the
 /// violations to report, `enforce` refuses the request when there are any.
-async fn check_schemas(state: &AppState, key: &KeyContext, incoming: &[IncomingEvent]) -> Result<Vec<Violation>, ApiError> {
+async fn check_schemas(
+    state: &AppState,
+    key: &KeyContext,
+    incoming: &[IncomingEvent],
+) -> Result<Vec<Violation>, ApiError> {
     if key.event_validation == "off" {
         return Ok(Vec::new());
     }
-    let schemas = state.ingest.schemas.for_game(&state.db, key.game_id).await?;
+    let schemas = state
+        .ingest
+        .schemas
+        .for_game(&state.db, key.game_id)
+        .await?;
     if schemas.is_empty() {
         return Ok(Vec::new());
     }
     let violations = schemas.check(incoming);
     if key.event_validation == "enforce" && !violations.is_empty() {
         let items: Vec<Value> = violations.iter().map(violation_json).collect();
-        return Err(ApiError::bad_request("Events do not match their event schema").with("violations", items));
+        return Err(
+            ApiError::bad_request("Events do not match their event schema")
+                .with("violations", items),
+        );
     }
     Ok(violations)
 }
@@ -104,7 +133,10 @@ fn row(key: &KeyContext, event: IncomingEvent, now: DateTime<Utc>) -> events::Mo
         game_id: key.game_id,
         api_key_id: key.key_id,
         environment: key.environment.clone(),
-        actor_id: event.player_id.clone().unwrap_or_else(|| event.session_id.clone()),
+        actor_id: event
+            .player_id
+            .clone()
+            .unwrap_or_else(|| event.session_id.clone()),
         event_name: event.event_name,
         event_id: event.event_id,
         player_id: event.player_id,

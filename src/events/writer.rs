@@ -6,8 +6,8 @@ use crate::store::Db;
 use chrono::{DateTime, Datelike, Utc};
 use entity::events;
 use sea_orm::{
-    sea_query::OnConflict, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait, Statement,
-    TransactionTrait,
+    sea_query::OnConflict, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait,
+    Statement, TransactionTrait,
 };
 use std::{
     collections::{BTreeMap, HashSet},
@@ -111,7 +111,10 @@ impl EventWriter {
             }
         };
         if tokio::time::timeout(FLUSH_TIMEOUT, drained).await.is_err() {
-            tracing::error!(pending = self.pending.load(Ordering::Acquire), "event writes still queued at shutdown");
+            tracing::error!(
+                pending = self.pending.load(Ordering::Acquire),
+                "event writes still queued at shutdown"
+            );
         }
     }
 
@@ -140,7 +143,9 @@ impl EventWriter {
         loop {
             let batch = {
                 let mut receiver = self.receiver.lock().await;
-                let Some(first) = receiver.recv().await else { return };
+                let Some(first) = receiver.recv().await else {
+                    return;
+                };
                 let mut rows = first.rows.len();
                 let mut batch = vec![first];
                 while rows < ROWS_PER_TRANSACTION {
@@ -174,7 +179,9 @@ impl EventWriter {
             Err(error) if batch.len() > 1 && !crate::error::is_unavailable(&error) => {
                 tracing::warn!(error.cause_chain = ?error, jobs = batch.len(), "group write failed; writing its requests one by one");
                 for job in batch {
-                    let outcome = store(&self.db, &[job.rows.as_slice()]).await.map(|mut o| o.remove(0));
+                    let outcome = store(&self.db, &[job.rows.as_slice()])
+                        .await
+                        .map(|mut o| o.remove(0));
                     let _ = job.reply.send(outcome);
                     self.finish_one();
                 }
@@ -206,12 +213,17 @@ async fn store(db: &Db, jobs: &[&[events::Model]]) -> Result<Vec<Written>, DbErr
 /// Rows without an event_id cannot conflict; rows with one may repeat an earlier event, and
 /// RETURNING tells which of them were new.
 fn split<'a>(jobs: &[&'a [events::Model]]) -> (Vec<&'a events::Model>, Vec<&'a events::Model>) {
-    jobs.iter().flat_map(|rows| rows.iter()).partition(|r| r.event_id.is_none())
+    jobs.iter()
+        .flat_map(|rows| rows.iter())
+        .partition(|r| r.event_id.is_none())
 }
 
 /// Each job's duplicates, and the stored events per (game, month) ordered so that concurrent
 /// writers lock usage rows in the same order.
-fn tally(jobs: &[&[events::Model]], inserted_keyed: &HashSet<Uuid>) -> (Vec<Written>, BTreeMap<(Uuid, String), i64>) {
+fn tally(
+    jobs: &[&[events::Model]],
+    inserted_keyed: &HashSet<Uuid>,
+) -> (Vec<Written>, BTreeMap<(Uuid, String), i64>) {
     let mut outcomes = Vec::with_capacity(jobs.len());
     let mut usage: BTreeMap<(Uuid, String), i64> = BTreeMap::new();
     for rows in jobs {
@@ -220,7 +232,9 @@ fn tally(jobs: &[&[events::Model]], inserted_keyed: &HashSet<Uuid>) -> (Vec<Writ
             if row.event_id.is_some() && !inserted_keyed.contains(&row.id) {
                 duplicates += 1;
             } else {
-                *usage.entry((row.game_id, month_of(row.received_at))).or_default() += 1;
+                *usage
+                    .entry((row.game_id, month_of(row.received_at)))
+                    .or_default() += 1;
             }
         }
         outcomes.push(Written { duplicates });
@@ -236,20 +250,28 @@ async fn store_portable(db: &Db, jobs: &[&[events::Model]]) -> Result<Vec<Writte
     let txn = db.begin().await?;
     let (plain, keyed) = split(jobs);
     for chunk in plain.chunks(ROWS_PER_STATEMENT) {
-        events::Entity::insert_many(chunk.iter().map(|r| events::ActiveModel::from((*r).clone())))
-            .exec_without_returning(&txn)
-            .await?;
+        events::Entity::insert_many(
+            chunk
+                .iter()
+                .map(|r| events::ActiveModel::from((*r).clone())),
+        )
+        .exec_without_returning(&txn)
+        .await?;
     }
     let mut inserted_keyed: HashSet<Uuid> = HashSet::new();
     for chunk in keyed.chunks(ROWS_PER_STATEMENT) {
-        let ids = events::Entity::insert_many(chunk.iter().map(|r| events::ActiveModel::from((*r).clone())))
-            .on_conflict(
-                OnConflict::columns([events::Column::GameId, events::Column::EventId])
-                    .do_nothing()
-                    .to_owned(),
-            )
-            .exec_with_returning_keys(&txn)
-            .await?;
+        let ids = events::Entity::insert_many(
+            chunk
+                .iter()
+                .map(|r| events::ActiveModel::from((*r).clone())),
+        )
+        .on_conflict(
+            OnConflict::columns([events::Column::GameId, events::Column::EventId])
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_with_returning_keys(&txn)
+        .await?;
         inserted_keyed.extend(ids);
     }
     let (outcomes, usage) = tally(jobs, &inserted_keyed);
@@ -258,11 +280,18 @@ async fn store_portable(db: &Db, jobs: &[&[events::Model]]) -> Result<Vec<Writte
     Ok(outcomes)
 }
 
-async fn add_usage(txn: &DatabaseTransaction, usage: BTreeMap<(Uuid, String), i64>) -> Result<(), DbErr> {
+async fn add_usage(
+    txn: &DatabaseTransaction,
+    usage: BTreeMap<(Uuid, String), i64>,
+) -> Result<(), DbErr> {
     let backend = txn.get_database_backend();
     for ((game_id, month), events) in usage {
-        txn.execute_raw(Statement::from_sql_and_values(backend, ADD_USAGE, [game_id.into(), month.into(), events.into()]))
-            .await?;
+        txn.execute_raw(Statement::from_sql_and_values(
+            backend,
+            ADD_USAGE,
+            [game_id.into(), month.into(), events.into()],
+        ))
+        .await?;
     }
     Ok(())
 }
@@ -353,19 +382,33 @@ mod postgres {
         let mut txn = pool.begin().await.map_err(db_error)?;
         let (plain, keyed) = split(jobs);
         if !plain.is_empty() {
-            Columns::of(&plain).bind(sqlx::query(INSERT)).execute(&mut *txn).await.map_err(db_error)?;
+            Columns::of(&plain)
+                .bind(sqlx::query(INSERT))
+                .execute(&mut *txn)
+                .await
+                .map_err(db_error)?;
         }
         let mut inserted_keyed = HashSet::new();
         if !keyed.is_empty() {
             let sql = sqlx::AssertSqlSafe(format!("{INSERT} {INSERT_NEW_ONLY}"));
-            let rows = Columns::of(&keyed).bind(sqlx::query(sql)).fetch_all(&mut *txn).await.map_err(db_error)?;
+            let rows = Columns::of(&keyed)
+                .bind(sqlx::query(sql))
+                .fetch_all(&mut *txn)
+                .await
+                .map_err(db_error)?;
             for row in rows {
                 inserted_keyed.insert(sqlx::Row::try_get::<Uuid, _>(&row, 0).map_err(db_error)?);
             }
         }
         let (outcomes, usage) = tally(jobs, &inserted_keyed);
         for ((game_id, month), events) in usage {
-            sqlx::query(ADD_USAGE).bind(game_id).bind(month).bind(events).execute(&mut *txn).await.map_err(db_error)?;
+            sqlx::query(ADD_USAGE)
+                .bind(game_id)
+                .bind(month)
+                .bind(events)
+                .execute(&mut *txn)
+                .await
+                .map_err(db_error)?;
         }
         txn.commit().await.map_err(db_error)?;
         Ok(outcomes)
@@ -376,7 +419,11 @@ mod postgres {
     fn db_error(error: sqlx::Error) -> DbErr {
         let unreachable = matches!(
             error,
-            sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed
+            sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::WorkerCrashed
         );
         let error = RuntimeErr::SqlxError(Arc::new(error));
         if unreachable {

@@ -15,7 +15,9 @@ use poem_openapi::{
     types::MaybeUndefined,
     ApiResponse, Object, OpenApi,
 };
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter,
+};
 use uuid::Uuid;
 
 pub struct FunnelDefinitionsApi {
@@ -147,7 +149,12 @@ async fn build_report(
         steps: report
             .steps
             .into_iter()
-            .map(|s| FunnelStep { step: s.step, event: s.event, count: s.count, dropoff: s.dropoff })
+            .map(|s| FunnelStep {
+                step: s.step,
+                event: s.event,
+                count: s.count,
+                dropoff: s.dropoff,
+            })
             .collect(),
         overall_conversion: report.overall_conversion,
     })
@@ -157,20 +164,34 @@ fn parse_environment(raw: Option<&str>) -> Result<Option<&str>, ApiError> {
     match raw {
         None => Ok(None),
         Some(environment @ ("development" | "production")) => Ok(Some(environment)),
-        Some(_) => Err(ApiError::bad_request("environment must be development or production")),
+        Some(_) => Err(ApiError::bad_request(
+            "environment must be development or production",
+        )),
     }
 }
 
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Funnels")]
 impl FunnelDefinitionsApi {
     /// Define a funnel (editor): a name, a mode and 2 to 20 ordered event names.
-    #[oai(path = "/:game_id/funnels", method = "post", operation_id = "createFunnel")]
-    async fn create(&self, auth: BearerAuth, game_id: Path<Uuid>, body: Json<CreateFunnel>) -> poem::Result<FunnelCreated> {
+    #[oai(
+        path = "/:game_id/funnels",
+        method = "post",
+        operation_id = "createFunnel"
+    )]
+    async fn create(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        body: Json<CreateFunnel>,
+    ) -> poem::Result<FunnelCreated> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let name = service::parse_name(&body.name)?;
         let mode = Mode::parse(body.mode.as_deref().unwrap_or("loose"))?;
         let steps = service::parse_steps(&body.steps)?;
-        let within_hours = body.within_hours.map(service::parse_within_hours).transpose()?;
+        let within_hours = body
+            .within_hours
+            .map(service::parse_within_hours)
+            .transpose()?;
         let existing = funnels::Entity::find()
             .filter(funnels::Column::GameId.eq(game_id.0))
             .count(&self.state.db)
@@ -198,24 +219,51 @@ impl FunnelDefinitionsApi {
     }
 
     /// The game's funnel definitions (any member).
-    #[oai(path = "/:game_id/funnels", method = "get", operation_id = "listFunnelDefinitions")]
+    #[oai(
+        path = "/:game_id/funnels",
+        method = "get",
+        operation_id = "listFunnelDefinitions"
+    )]
     async fn list(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Json<FunnelList>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let funnels = service::list(&self.state, game_id.0).await?;
-        Ok(Json(FunnelList { funnels: funnels.into_iter().map(funnel_view).collect() }))
+        Ok(Json(FunnelList {
+            funnels: funnels.into_iter().map(funnel_view).collect(),
+        }))
     }
 
     /// One funnel definition (any member).
-    #[oai(path = "/:game_id/funnels/:funnel_id", method = "get", operation_id = "getFunnelDefinition")]
-    async fn get(&self, auth: BearerAuth, game_id: Path<Uuid>, funnel_id: Path<Uuid>) -> poem::Result<Json<Funnel>> {
+    #[oai(
+        path = "/:game_id/funnels/:funnel_id",
+        method = "get",
+        operation_id = "getFunnelDefinition"
+    )]
+    async fn get(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        funnel_id: Path<Uuid>,
+    ) -> poem::Result<Json<Funnel>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
-        Ok(Json(funnel_view(service::find(&self.state, game_id.0, funnel_id.0).await?)))
+        Ok(Json(funnel_view(
+            service::find(&self.state, game_id.0, funnel_id.0).await?,
+        )))
     }
 
     /// Change a funnel (editor). Reports are computed from the events at read time, so a
     /// change applies to past data too.
-    #[oai(path = "/:game_id/funnels/:funnel_id", method = "patch", operation_id = "updateFunnel")]
-    async fn update(&self, auth: BearerAuth, game_id: Path<Uuid>, funnel_id: Path<Uuid>, body: Json<UpdateFunnel>) -> poem::Result<Json<Funnel>> {
+    #[oai(
+        path = "/:game_id/funnels/:funnel_id",
+        method = "patch",
+        operation_id = "updateFunnel"
+    )]
+    async fn update(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        funnel_id: Path<Uuid>,
+        body: Json<UpdateFunnel>,
+    ) -> poem::Result<Json<Funnel>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let funnel = service::find(&self.state, game_id.0, funnel_id.0).await?;
         let body = body.0;
@@ -230,18 +278,27 @@ impl FunnelDefinitionsApi {
             changes.steps = Set(serde_json::json!(service::parse_steps(steps)?));
         }
         match body.within_hours {
-            MaybeUndefined::Value(hours) => changes.within_hours = Set(Some(service::parse_within_hours(hours)?)),
+            MaybeUndefined::Value(hours) => {
+                changes.within_hours = Set(Some(service::parse_within_hours(hours)?))
+            }
             MaybeUndefined::Null => changes.within_hours = Set(None),
             MaybeUndefined::Undefined => {}
         }
         changes.updated_at = Set(self.state.now());
-        let funnel = changes.update(&self.state.db).await.map_err(ApiError::from)?;
+        let funnel = changes
+            .update(&self.state.db)
+            .await
+            .map_err(ApiError::from)?;
         Ok(Json(funnel_view(funnel)))
     }
 
     /// Conversion through one funnel, for the dashboard (any member): the same report as
     /// `GET /v1/funnels/{funnel_id}` with the same `from`, `to` and `environment` parameters.
-    #[oai(path = "/:game_id/funnels/:funnel_id/report", method = "get", operation_id = "getFunnelReport")]
+    #[oai(
+        path = "/:game_id/funnels/:funnel_id/report",
+        method = "get",
+        operation_id = "getFunnelReport"
+    )]
     async fn report(
         &self,
         auth: BearerAuth,
@@ -256,15 +313,36 @@ impl FunnelDefinitionsApi {
     ) -> poem::Result<Json<FunnelReport>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let funnel = service::find(&self.state, game_id.0, funnel_id.0).await?;
-        Ok(Json(build_report(&self.state, &funnel, from.0.as_deref(), to.0.as_deref(), environment.0.as_deref()).await?))
+        Ok(Json(
+            build_report(
+                &self.state,
+                &funnel,
+                from.0.as_deref(),
+                to.0.as_deref(),
+                environment.0.as_deref(),
+            )
+            .await?,
+        ))
     }
 
     /// Delete a funnel (editor).
-    #[oai(path = "/:game_id/funnels/:funnel_id", method = "delete", operation_id = "deleteFunnel")]
-    async fn delete(&self, auth: BearerAuth, game_id: Path<Uuid>, funnel_id: Path<Uuid>) -> poem::Result<FunnelDeleted> {
+    #[oai(
+        path = "/:game_id/funnels/:funnel_id",
+        method = "delete",
+        operation_id = "deleteFunnel"
+    )]
+    async fn delete(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        funnel_id: Path<Uuid>,
+    ) -> poem::Result<FunnelDeleted> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let funnel = service::find(&self.state, game_id.0, funnel_id.0).await?;
-        funnels::Entity::delete_by_id(funnel.id).exec(&self.state.db).await.map_err(ApiError::from)?;
+        funnels::Entity::delete_by_id(funnel.id)
+            .exec(&self.state.db)
+            .await
+            .map_err(ApiError::from)?;
         Ok(FunnelDeleted::NoContent)
     }
 }
@@ -275,7 +353,9 @@ impl FunnelsApi {
     #[oai(path = "/", method = "get", operation_id = "listFunnels")]
     async fn list(&self, auth: ApiKeyAuth) -> poem::Result<Json<FunnelList>> {
         let funnels = service::list(&self.state, auth.0.game_id).await?;
-        Ok(Json(FunnelList { funnels: funnels.into_iter().map(funnel_view).collect() }))
+        Ok(Json(FunnelList {
+            funnels: funnels.into_iter().map(funnel_view).collect(),
+        }))
     }
 
     /// Conversion through one funnel over UTC days `from`..`to` (inclusive, `YYYY-MM-DD`).
@@ -294,8 +374,18 @@ impl FunnelsApi {
         environment: Query<Option<String>>,
     ) -> poem::Result<Json<FunnelReport>> {
         // A malformed id names no funnel: 404 like an unknown one.
-        let funnel_id = Uuid::parse_str(&funnel_id.0).map_err(|_| ApiError::not_found("Funnel not found"))?;
+        let funnel_id =
+            Uuid::parse_str(&funnel_id.0).map_err(|_| ApiError::not_found("Funnel not found"))?;
         let funnel = service::find(&self.state, auth.0.game_id, funnel_id).await?;
-        Ok(Json(build_report(&self.state, &funnel, from.0.as_deref(), to.0.as_deref(), environment.0.as_deref()).await?))
+        Ok(Json(
+            build_report(
+                &self.state,
+                &funnel,
+                from.0.as_deref(),
+                to.0.as_deref(),
+                environment.0.as_deref(),
+            )
+            .await?,
+        ))
     }
 }

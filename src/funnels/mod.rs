@@ -8,5 +8,12 @@ pub mod service;
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
-    (api::FunnelDefinitionsApi { state: state.clone() }, api::FunnelsApi { state: state.clone() })
+    (
+        api::FunnelDefinitionsApi {
+            state: state.clone(),
+        },
+        api::FunnelsApi {
+            state: state.clone(),
+        },
+    )
 }

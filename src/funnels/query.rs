@@ -28,7 +28,10 @@ pub struct FunnelQuery<'a> {
 
 /// Users reaching each step, in step order.
 #[tracing::instrument(skip_all, fields(game_id = %query.game_id, steps = query.steps.len()))]
-pub async fn step_counts(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> Result<Vec<u64>, DbErr> {
+pub async fn step_counts(
+    db: &impl ConnectionTrait,
+    query: &FunnelQuery<'_>,
+) -> Result<Vec<u64>, DbErr> {
     let backend = db.get_database_backend();
     let mut p = Params::default();
     let game = p.bind(query.game_id);
@@ -48,14 +51,22 @@ pub async fn step_counts(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> 
             }
         })
         .collect();
-    let in_list = names.iter().map(|(_, ph)| ph.as_str()).collect::<Vec<_>>().join(", ");
-    let environment_param = query.environment.map(|environment| p.bind(environment.to_string()));
+    let in_list = names
+        .iter()
+        .map(|(_, ph)| ph.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let environment_param = query
+        .environment
+        .map(|environment| p.bind(environment.to_string()));
     let environment_filter = |column: &str| match &environment_param {
         Some(placeholder) => format!("AND {column} = {placeholder}"),
         None => String::new(),
     };
     let environment = environment_filter("environment");
-    let window = query.within_hours.map(|hours| p.bind(i64::from(hours) * 3600));
+    let window = query
+        .within_hours
+        .map(|hours| p.bind(i64::from(hours) * 3600));
     let base = format!(
         "WITH step_events AS (\
            SELECT actor_id, event_name, occurred_at FROM events \
@@ -99,7 +110,11 @@ pub async fn step_counts(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> 
                     environment_filter(&format!("{alias}.environment"))
                 )
             };
-            let anchor = if window.is_some() { ", MIN(e.occurred_at) AS t0" } else { "" };
+            let anchor = if window.is_some() {
+                ", MIN(e.occurred_at) AS t0"
+            } else {
+                ""
+            };
             let mut sql = format!(
                 "WITH s1 AS (SELECT e.actor_id, MIN(e.occurred_at) AS t{anchor} FROM events e WHERE {} GROUP BY e.actor_id)",
                 rows_of("e", &step_params[0])
@@ -108,7 +123,11 @@ pub async fn step_counts(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> 
                 let (carry, within) = match window {
                     Some(window) => (
                         ", MIN(p.t0) AS t0",
-                        format!("AND {} <= {} + {window}", epoch("e.occurred_at"), epoch("p.t0")),
+                        format!(
+                            "AND {} <= {} + {window}",
+                            epoch("e.occurred_at"),
+                            epoch("p.t0")
+                        ),
                     ),
                     None => ("", String::new()),
                 };
@@ -146,7 +165,12 @@ fn flag_columns(step_params: &[String], column: &str) -> String {
     step_params
         .iter()
         .enumerate()
-        .map(|(index, step)| format!("MAX(CASE WHEN {column} = {step} THEN 1 ELSE 0 END) AS f{}", index + 1))
+        .map(|(index, step)| {
+            format!(
+                "MAX(CASE WHEN {column} = {step} THEN 1 ELSE 0 END) AS f{}",
+                index + 1
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -155,7 +179,10 @@ fn flag_columns(step_params: &[String], column: &str) -> String {
 fn loose_counts(steps: usize) -> String {
     (1..=steps)
         .map(|k| {
-            let product = (1..=k).map(|j| format!("f{j}")).collect::<Vec<_>>().join(" * ");
+            let product = (1..=k)
+                .map(|j| format!("f{j}"))
+                .collect::<Vec<_>>()
+                .join(" * ");
             format!("CAST(COALESCE(SUM({product}), 0) AS BIGINT) AS c{k}")
         })
         .collect::<Vec<_>>()

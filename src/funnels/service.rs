@@ -59,7 +59,9 @@ pub fn parse_steps(raw: &[String]) -> Result<Vec<String>, ApiError> {
     raw.iter()
         .map(|step| {
             if step.is_empty() || step.chars().count() > 128 {
-                Err(ApiError::bad_request("each step must be an event name of 1 to 128 characters"))
+                Err(ApiError::bad_request(
+                    "each step must be an event name of 1 to 128 characters",
+                ))
             } else {
                 Ok(step.clone())
             }
@@ -93,7 +95,11 @@ pub async fn list(state: &AppState, game_id: Uuid) -> Result<Vec<funnels::Model>
 }
 
 /// The game's funnel, or 404 (also for another game's funnel).
-pub async fn find(state: &AppState, game_id: Uuid, funnel_id: Uuid) -> Result<funnels::Model, ApiError> {
+pub async fn find(
+    state: &AppState,
+    game_id: Uuid,
+    funnel_id: Uuid,
+) -> Result<funnels::Model, ApiError> {
     funnels::Entity::find_by_id(funnel_id)
         .filter(funnels::Column::GameId.eq(game_id))
         .one(&state.db)
@@ -161,8 +167,17 @@ pub async fn report(
         .collect();
     let first = counts.first().copied().unwrap_or(0);
     let last = counts.last().copied().unwrap_or(0);
-    let overall_conversion = if first == 0 { 0.0 } else { round2(last as f64 * 100.0 / first as f64) };
-    Ok(Report { from, to, steps: results, overall_conversion })
+    let overall_conversion = if first == 0 {
+        0.0
+    } else {
+        round2(last as f64 * 100.0 / first as f64)
+    };
+    Ok(Report {
+        from,
+        to,
+        steps: results,
+        overall_conversion,
+    })
 }
 
 /// Percentages are answered with two decimals.

@@ -18,7 +18,9 @@ impl Role {
             "viewer" => Ok(Self::Viewer),
             "editor" => Ok(Self::Editor),
             "owner" => Ok(Self::Owner),
-            _ => Err(ApiError::bad_request("role must be one of: owner, editor, viewer")),
+            _ => Err(ApiError::bad_request(
+                "role must be one of: owner, editor, viewer",
+            )),
         }
     }
 
@@ -41,13 +43,21 @@ pub struct Access {
 
 /// Loads the game and checks that `user_id` holds at least `needed` on it. Unknown games and
 /// games the caller is not a member of answer the same 403, so ids reveal nothing.
-pub async fn require_role(db: &Db, user_id: Uuid, game_id: Uuid, needed: Role) -> Result<Access, ApiError> {
+pub async fn require_role(
+    db: &Db,
+    user_id: Uuid,
+    game_id: Uuid,
+    needed: Role,
+) -> Result<Access, ApiError> {
     let no_access = || ApiError::forbidden("You do not have access to this game");
     let user = users::Entity::find_by_id(user_id)
         .one(db)
         .await?
         .ok_or_else(|| ApiError::unauthorized("Account no longer exists"))?;
-    let game = games::Entity::find_by_id(game_id).one(db).await?.ok_or_else(no_access)?;
+    let game = games::Entity::find_by_id(game_id)
+        .one(db)
+        .await?
+        .ok_or_else(no_access)?;
     let role = if user.is_admin {
         Role::Owner
     } else {
@@ -58,7 +68,14 @@ pub async fn require_role(db: &Db, user_id: Uuid, game_id: Uuid, needed: Role) -
         Role::parse(&member.role).map_err(ApiError::internal)?
     };
     if role < needed {
-        return Err(ApiError::forbidden(format!("This needs the {} role on the game", needed.as_str())));
+        return Err(ApiError::forbidden(format!(
+            "This needs the {} role on the game",
+            needed.as_str()
+        )));
     }
-    Ok(Access { game, role, is_admin: user.is_admin })
+    Ok(Access {
+        game,
+        role,
+        is_admin: user.is_admin,
+    })
 }

@@ -9,12 +9,10 @@ use crate::{
 };
 use chrono::Duration;
 use entity::{game_members, games, users};
-use poem_openapi::{
-    param::Path,
-    payload::Json,
-    ApiResponse, Object, OpenApi,
+use poem_openapi::{param::Path, payload::Json, ApiResponse, Object, OpenApi};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
 };
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, PaginatorTrait};
 use uuid::Uuid;
 
 pub struct GamesApi {
@@ -153,7 +151,9 @@ impl GamesApi {
     async fn list(&self, auth: BearerAuth) -> poem::Result<Json<GameList>> {
         let user = current_user(&self.state, auth.0).await?;
         let games = service::list_for(&self.state, &user).await?;
-        Ok(Json(GameList { games: games.into_iter().map(|(g, r)| game_view(g, r)).collect() }))
+        Ok(Json(GameList {
+            games: games.into_iter().map(|(g, r)| game_view(g, r)).collect(),
+        }))
     }
 
     /// One game.
@@ -165,11 +165,19 @@ impl GamesApi {
 
     /// Rename a game or change its validation mode (owner); tier and rate limit (admin).
     #[oai(path = "/:game_id", method = "patch", operation_id = "updateGame")]
-    async fn update(&self, auth: BearerAuth, game_id: Path<Uuid>, body: Json<UpdateGame>) -> poem::Result<Json<Game>> {
+    async fn update(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        body: Json<UpdateGame>,
+    ) -> poem::Result<Json<Game>> {
         let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         let body = body.0;
         if (body.tier.is_some() || body.rate_limit_per_minute.is_some()) && !access.is_admin {
-            return Err(ApiError::forbidden("Only the instance admin can change tier or rate limit").into());
+            return Err(ApiError::forbidden(
+                "Only the instance admin can change tier or rate limit",
+            )
+            .into());
         }
         let mut changes: games::ActiveModel = access.game.into();
         if let Some(name) = &body.name {
@@ -200,8 +208,16 @@ impl GamesApi {
     }
 
     /// The game's members and their roles.
-    #[oai(path = "/:game_id/members", method = "get", operation_id = "listMembers")]
-    async fn members(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Json<MemberList>> {
+    #[oai(
+        path = "/:game_id/members",
+        method = "get",
+        operation_id = "listMembers"
+    )]
+    async fn members(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+    ) -> poem::Result<Json<MemberList>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let rows = game_members::Entity::find()
             .filter(game_members::Column::GameId.eq(game_id.0))
@@ -210,14 +226,26 @@ impl GamesApi {
             .all(&self.state.db)
             .await
             .map_err(ApiError::from)?;
-        let members = rows.into_iter().filter_map(|(m, u)| Some(member_view(m, u?))).collect();
+        let members = rows
+            .into_iter()
+            .filter_map(|(m, u)| Some(member_view(m, u?)))
+            .collect();
         Ok(Json(MemberList { members }))
     }
 
     /// Add a member by e-mail (owner). An address without an account gets a pending account
     /// and an e-mail with a token to set its password (valid 7 days).
-    #[oai(path = "/:game_id/members", method = "post", operation_id = "addMember")]
-    async fn add_member(&self, auth: BearerAuth, game_id: Path<Uuid>, body: Json<InviteMember>) -> poem::Result<MemberAdded> {
+    #[oai(
+        path = "/:game_id/members",
+        method = "post",
+        operation_id = "addMember"
+    )]
+    async fn add_member(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        body: Json<InviteMember>,
+    ) -> poem::Result<MemberAdded> {
         let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         let email = Email::parse(&body.email)?;
         let role = Role::parse(&body.role)?;
@@ -227,7 +255,12 @@ impl GamesApi {
             Some(user) => user,
             None => invite(state, &email, &access.game.name).await?,
         };
-        let member = game_members::Model { game_id: game_id.0, user_id: user.id, role: role.as_str().into(), created_at: now };
+        let member = game_members::Model {
+            game_id: game_id.0,
+            user_id: user.id,
+            role: role.as_str().into(),
+            created_at: now,
+        };
         match game_members::Entity::insert(game_members::ActiveModel::from(member.clone()))
             .exec_without_returning(&state.db)
             .await
@@ -241,8 +274,18 @@ impl GamesApi {
     }
 
     /// Change a member's role (owner). A game always keeps at least one owner.
-    #[oai(path = "/:game_id/members/:user_id", method = "patch", operation_id = "updateMember")]
-    async fn update_member(&self, auth: BearerAuth, game_id: Path<Uuid>, user_id: Path<Uuid>, body: Json<ChangeMember>) -> poem::Result<Json<Member>> {
+    #[oai(
+        path = "/:game_id/members/:user_id",
+        method = "patch",
+        operation_id = "updateMember"
+    )]
+    async fn update_member(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        user_id: Path<Uuid>,
+        body: Json<ChangeMember>,
+    ) -> poem::Result<Json<Member>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         let role = Role::parse(&body.role)?;
         let (member, user) = find_member(&self.state, game_id.0, user_id.0).await?;
@@ -251,13 +294,24 @@ impl GamesApi {
         }
         let mut changes: game_members::ActiveModel = member.into();
         changes.role = Set(role.as_str().into());
-        let member = sea_orm::ActiveModelTrait::update(changes, &self.state.db).await.map_err(ApiError::from)?;
+        let member = sea_orm::ActiveModelTrait::update(changes, &self.state.db)
+            .await
+            .map_err(ApiError::from)?;
         Ok(Json(member_view(member, user)))
     }
 
     /// Remove a member (owner). A game always keeps at least one owner.
-    #[oai(path = "/:game_id/members/:user_id", method = "delete", operation_id = "removeMember")]
-    async fn remove_member(&self, auth: BearerAuth, game_id: Path<Uuid>, user_id: Path<Uuid>) -> poem::Result<Deleted> {
+    #[oai(
+        path = "/:game_id/members/:user_id",
+        method = "delete",
+        operation_id = "removeMember"
+    )]
+    async fn remove_member(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        user_id: Path<Uuid>,
+    ) -> poem::Result<Deleted> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         let (member, _) = find_member(&self.state, game_id.0, user_id.0).await?;
         if member.role == Role::Owner.as_str() {
@@ -277,7 +331,11 @@ async fn current_user(state: &AppState, user_id: Uuid) -> Result<users::Model, A
         .ok_or_else(|| ApiError::unauthorized("Account no longer exists"))
 }
 
-async fn find_member(state: &AppState, game_id: Uuid, user_id: Uuid) -> Result<(game_members::Model, users::Model), ApiError> {
+async fn find_member(
+    state: &AppState,
+    game_id: Uuid,
+    user_id: Uuid,
+) -> Result<(game_members::Model, users::Model), ApiError> {
     let found = game_members::Entity::find_by_id((game_id, user_id))
         .find_also_related(users::Entity)
         .one(&state.db)
@@ -301,7 +359,11 @@ async fn ensure_other_owner(state: &AppState, game_id: Uuid) -> Result<(), ApiEr
 }
 
 /// Creates a pending account for an unknown invitee and e-mails them a token to set a password.
-async fn invite(state: &AppState, email: &Email, game_name: &str) -> Result<users::Model, ApiError> {
+async fn invite(
+    state: &AppState,
+    email: &Email,
+    game_name: &str,
+) -> Result<users::Model, ApiError> {
     let now = state.now();
     let user = users::Model {
         id: Uuid::now_v7(),
@@ -316,7 +378,13 @@ async fn invite(state: &AppState, email: &Email, game_name: &str) -> Result<user
     users::Entity::insert(users::ActiveModel::from(user.clone()))
         .exec_without_returning(&state.db)
         .await?;
-    let token = accounts::create_reset_token(&state.db, user.id, now, Duration::days(accounts::INVITATION_TOKEN_DAYS)).await?;
+    let token = accounts::create_reset_token(
+        &state.db,
+        user.id,
+        now,
+        Duration::days(accounts::INVITATION_TOKEN_DAYS),
+    )
+    .await?;
     let body = format!(
         "You have been invited to the game \"{game_name}\" on playtrace.\n\n\
          Set your password to activate your account: {}/reset-password?token={token}\n\
@@ -326,7 +394,10 @@ async fn invite(state: &AppState, email: &Email, game_name: &str) -> Result<user
     let mailer = state.mailer.clone();
     let to = email.as_str().to_string();
     tokio::spawn(async move {
-        if let Err(error) = mailer.send(&to, "You have been invited to playtrace", &body).await {
+        if let Err(error) = mailer
+            .send(&to, "You have been invited to playtrace", &body)
+            .await
+        {
             tracing::warn!(error = %error, "invitation e-mail failed");
         }
     });

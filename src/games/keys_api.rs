@@ -66,13 +66,27 @@ const ENVIRONMENTS: &[&str] = &["development", "production"];
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Games")]
 impl ApiKeysApi {
     /// Create an API key for the game (owner). Events record which key sent them.
-    #[oai(path = "/:game_id/api-keys", method = "post", operation_id = "createApiKey")]
-    async fn create(&self, auth: BearerAuth, game_id: Path<Uuid>, body: Json<CreateKey>) -> poem::Result<KeyCreated> {
+    #[oai(
+        path = "/:game_id/api-keys",
+        method = "post",
+        operation_id = "createApiKey"
+    )]
+    async fn create(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        body: Json<CreateKey>,
+    ) -> poem::Result<KeyCreated> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         if !ENVIRONMENTS.contains(&body.environment.as_str()) {
-            return Err(ApiError::bad_request("environment must be development or production").into());
+            return Err(
+                ApiError::bad_request("environment must be development or production").into(),
+            );
         }
-        let name = body.name.clone().unwrap_or_else(|| format!("{} key", body.environment));
+        let name = body
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{} key", body.environment));
         if name.chars().count() > 100 {
             return Err(ApiError::bad_request("name must be at most 100 characters").into());
         }
@@ -102,7 +116,11 @@ impl ApiKeysApi {
     }
 
     /// The game's active keys (prefixes only; raw keys are never shown again).
-    #[oai(path = "/:game_id/api-keys", method = "get", operation_id = "listApiKeys")]
+    #[oai(
+        path = "/:game_id/api-keys",
+        method = "get",
+        operation_id = "listApiKeys"
+    )]
     async fn list(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Json<KeyList>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let keys = api_keys::Entity::find()
@@ -127,11 +145,23 @@ impl ApiKeysApi {
     }
 
     /// Revoke a key (owner). Requests with it are refused from now on.
-    #[oai(path = "/:game_id/api-keys/:key_id", method = "delete", operation_id = "revokeApiKey")]
-    async fn revoke(&self, auth: BearerAuth, game_id: Path<Uuid>, key_id: Path<Uuid>) -> poem::Result<KeyRevoked> {
+    #[oai(
+        path = "/:game_id/api-keys/:key_id",
+        method = "delete",
+        operation_id = "revokeApiKey"
+    )]
+    async fn revoke(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        key_id: Path<Uuid>,
+    ) -> poem::Result<KeyRevoked> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         let revoked = api_keys::Entity::update_many()
-            .col_expr(api_keys::Column::RevokedAt, sea_orm::sea_query::Expr::value(self.state.now()))
+            .col_expr(
+                api_keys::Column::RevokedAt,
+                sea_orm::sea_query::Expr::value(self.state.now()),
+            )
             .filter(api_keys::Column::Id.eq(key_id.0))
             .filter(api_keys::Column::GameId.eq(game_id.0))
             .filter(api_keys::Column::RevokedAt.is_null())

@@ -3,7 +3,8 @@ use super::access::Role;
 use crate::{error::ApiError, state::AppState};
 use entity::{game_members, games, users};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder,
+    TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -32,7 +33,9 @@ pub fn parse_tier(raw: &str) -> Result<String, ApiError> {
     if TIERS.contains(&raw) {
         Ok(raw.to_string())
     } else {
-        Err(ApiError::bad_request("tier must be one of: free, indie, studio"))
+        Err(ApiError::bad_request(
+            "tier must be one of: free, indie, studio",
+        ))
     }
 }
 
@@ -40,12 +43,19 @@ pub fn parse_validation(raw: &str) -> Result<String, ApiError> {
     if VALIDATION_MODES.contains(&raw) {
         Ok(raw.to_string())
     } else {
-        Err(ApiError::bad_request("event_validation must be one of: off, warn, enforce"))
+        Err(ApiError::bad_request(
+            "event_validation must be one of: off, warn, enforce",
+        ))
     }
 }
 
 /// Creates a game with `owner_id` as its owner, in one transaction.
-pub async fn create(state: &AppState, owner_id: Uuid, name: String, tier: String) -> Result<games::Model, ApiError> {
+pub async fn create(
+    state: &AppState,
+    owner_id: Uuid,
+    name: String,
+    tier: String,
+) -> Result<games::Model, ApiError> {
     let now = state.now();
     let game = games::Model {
         id: Uuid::now_v7(),
@@ -56,7 +66,9 @@ pub async fn create(state: &AppState, owner_id: Uuid, name: String, tier: String
         created_at: now,
     };
     let txn = state.db.begin().await?;
-    games::Entity::insert(games::ActiveModel::from(game.clone())).exec_without_returning(&txn).await?;
+    games::Entity::insert(games::ActiveModel::from(game.clone()))
+        .exec_without_returning(&txn)
+        .await?;
     game_members::Entity::insert(game_members::ActiveModel {
         game_id: Set(game.id),
         user_id: Set(owner_id),
@@ -70,9 +82,15 @@ pub async fn create(state: &AppState, owner_id: Uuid, name: String, tier: String
 }
 
 /// The games a user can see with their role: an admin sees every game (as owner).
-pub async fn list_for(state: &AppState, user: &users::Model) -> Result<Vec<(games::Model, Role)>, ApiError> {
+pub async fn list_for(
+    state: &AppState,
+    user: &users::Model,
+) -> Result<Vec<(games::Model, Role)>, ApiError> {
     if user.is_admin {
-        let all = games::Entity::find().order_by_asc(games::Column::CreatedAt).all(&state.db).await?;
+        let all = games::Entity::find()
+            .order_by_asc(games::Column::CreatedAt)
+            .all(&state.db)
+            .await?;
         return Ok(all.into_iter().map(|g| (g, Role::Owner)).collect());
     }
     let rows = game_members::Entity::find()
@@ -87,7 +105,10 @@ pub async fn list_for(state: &AppState, user: &users::Model) -> Result<Vec<(game
         .collect())
 }
 
-pub async fn update(state: &AppState, changes: games::ActiveModel) -> Result<games::Model, ApiError> {
+pub async fn update(
+    state: &AppState,
+    changes: games::ActiveModel,
+) -> Result<games::Model, ApiError> {
     let updated = changes.update(&state.db).await?;
     state.keys.forget_game(updated.id);
     Ok(updated)

@@ -142,10 +142,17 @@ fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
 fn parse_instant(raw: &str) -> Result<DateTime<Utc>, LeaderboardError> {
     DateTime::parse_from_rfc3339(raw)
         .map(|at| at.with_timezone(&Utc))
-        .map_err(|_| LeaderboardError::invalid("auto_reset_at must be an RFC 3339 timestamp, e.g. 2026-12-01T00:00:00Z"))
+        .map_err(|_| {
+            LeaderboardError::invalid(
+                "auto_reset_at must be an RFC 3339 timestamp, e.g. 2026-12-01T00:00:00Z",
+            )
+        })
 }
 
-fn maybe<T, U>(value: MaybeUndefined<T>, convert: impl FnOnce(T) -> Result<U, LeaderboardError>) -> Result<Option<Option<U>>, LeaderboardError> {
+fn maybe<T, U>(
+    value: MaybeUndefined<T>,
+    convert: impl FnOnce(T) -> Result<U, LeaderboardError>,
+) -> Result<Option<Option<U>>, LeaderboardError> {
     Ok(match value {
         MaybeUndefined::Undefined => None,
         MaybeUndefined::Null => Some(None),
@@ -157,41 +164,80 @@ fn maybe<T, U>(value: MaybeUndefined<T>, convert: impl FnOnce(T) -> Result<U, Le
 impl LeaderboardAdminApi {
     /// Define a leaderboard (editor): which score is better, its period, an optional one-time
     /// reset date (all-time boards) and score bounds. 409 when the name is taken.
-    #[oai(path = "/:game_id/leaderboards", method = "post", operation_id = "createLeaderboard")]
-    async fn create(&self, auth: BearerAuth, game_id: Path<Uuid>, body: Json<CreateLeaderboard>) -> poem::Result<DefinitionCreated> {
+    #[oai(
+        path = "/:game_id/leaderboards",
+        method = "post",
+        operation_id = "createLeaderboard"
+    )]
+    async fn create(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        body: Json<CreateLeaderboard>,
+    ) -> poem::Result<DefinitionCreated> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let body = body.0;
         let name = BoardName::parse(&body.board_name)?;
         let settings = Settings {
             order: ScoreOrder::parse(body.order.as_deref().unwrap_or("higher"))?,
             period: boards::parse_period(body.period.as_deref().unwrap_or("all_time"))?,
-            auto_reset_at: body.auto_reset_at.as_deref().map(parse_instant).transpose()?,
+            auto_reset_at: body
+                .auto_reset_at
+                .as_deref()
+                .map(parse_instant)
+                .transpose()?,
             min_score: body.min_score.map(|s| s.0),
             max_score: body.max_score.map(|s| s.0),
         };
         let board = boards::create(&self.state, game_id.0, &name, settings).await?;
-        Ok(DefinitionCreated::Created(Json(definition_view(&board, self.state.now()))))
+        Ok(DefinitionCreated::Created(Json(definition_view(
+            &board,
+            self.state.now(),
+        ))))
     }
 
     /// The game's leaderboards (viewer), including those created by a first score.
-    #[oai(path = "/:game_id/leaderboards", method = "get", operation_id = "listLeaderboards")]
-    async fn list(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Json<LeaderboardDefinitions>> {
+    #[oai(
+        path = "/:game_id/leaderboards",
+        method = "get",
+        operation_id = "listLeaderboards"
+    )]
+    async fn list(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+    ) -> poem::Result<Json<LeaderboardDefinitions>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let now = self.state.now();
         let boards = boards::list(&self.state, game_id.0).await?;
-        Ok(Json(LeaderboardDefinitions { leaderboards: boards.iter().map(|b| definition_view(b, now)).collect() }))
+        Ok(Json(LeaderboardDefinitions {
+            leaderboards: boards.iter().map(|b| definition_view(b, now)).collect(),
+        }))
     }
 
     /// One leaderboard's definition (viewer).
-    #[oai(path = "/:game_id/leaderboards/:board_name", method = "get", operation_id = "getLeaderboardDefinition")]
-    async fn get(&self, auth: BearerAuth, game_id: Path<Uuid>, board_name: Path<String>) -> poem::Result<Json<LeaderboardDefinition>> {
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name",
+        method = "get",
+        operation_id = "getLeaderboardDefinition"
+    )]
+    async fn get(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+    ) -> poem::Result<Json<LeaderboardDefinition>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
         Ok(Json(definition_view(&board, self.state.now())))
     }
 
     /// Change a leaderboard (editor). `order` may change only while the board has no entries.
-    #[oai(path = "/:game_id/leaderboards/:board_name", method = "patch", operation_id = "updateLeaderboard")]
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name",
+        method = "patch",
+        operation_id = "updateLeaderboard"
+    )]
     async fn update(
         &self,
         auth: BearerAuth,
@@ -203,18 +249,37 @@ impl LeaderboardAdminApi {
         let body = body.0;
         let change = Change {
             order: body.order.as_deref().map(ScoreOrder::parse).transpose()?,
-            period: body.period.as_deref().map(boards::parse_period).transpose()?,
+            period: body
+                .period
+                .as_deref()
+                .map(boards::parse_period)
+                .transpose()?,
             auto_reset_at: maybe(body.auto_reset_at, |raw| parse_instant(&raw))?,
             min_score: maybe(body.min_score, |score| Ok(score.0))?,
             max_score: maybe(body.max_score, |score| Ok(score.0))?,
         };
-        let board = boards::update(&self.state, game_id.0, &BoardName::parse(&board_name.0)?, change).await?;
+        let board = boards::update(
+            &self.state,
+            game_id.0,
+            &BoardName::parse(&board_name.0)?,
+            change,
+        )
+        .await?;
         Ok(Json(definition_view(&board, self.state.now())))
     }
 
     /// Delete a leaderboard with all its entries, bans and archives (editor).
-    #[oai(path = "/:game_id/leaderboards/:board_name", method = "delete", operation_id = "deleteLeaderboard")]
-    async fn delete(&self, auth: BearerAuth, game_id: Path<Uuid>, board_name: Path<String>) -> poem::Result<Removed> {
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name",
+        method = "delete",
+        operation_id = "deleteLeaderboard"
+    )]
+    async fn delete(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+    ) -> poem::Result<Removed> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         boards::delete(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
         Ok(Removed::NoContent)
@@ -222,7 +287,11 @@ impl LeaderboardAdminApi {
 
     /// A board's entries for review (viewer), best first: `status` `suspicious`, `ok` or `all`
     /// (default), of the current period unless `period` names another.
-    #[oai(path = "/:game_id/leaderboards/:board_name/entries", method = "get", operation_id = "listLeaderboardEntries")]
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/entries",
+        method = "get",
+        operation_id = "listLeaderboardEntries"
+    )]
     #[allow(clippy::too_many_arguments)]
     async fn entries(
         &self,
@@ -239,7 +308,15 @@ impl LeaderboardAdminApi {
         let filter = StatusFilter::parse(status.0.as_deref())?;
         let (limit, offset) = paging(limit.0, offset.0)?;
         let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
-        let listing = moderation::list(&self.state, &board, period.0.as_deref(), filter, offset, limit).await?;
+        let listing = moderation::list(
+            &self.state,
+            &board,
+            period.0.as_deref(),
+            filter,
+            offset,
+            limit,
+        )
+        .await?;
         Ok(Json(ModeratedEntries {
             board_name: board.name().to_string(),
             period: listing.period,
@@ -265,8 +342,18 @@ impl LeaderboardAdminApi {
 
     /// Ban a player from the board (editor): their entries are removed (every period) and their
     /// later submissions to it are refused with 403.
-    #[oai(path = "/:game_id/leaderboards/:board_name/entries/:player_id/ban", method = "post", operation_id = "banLeaderboardPlayer")]
-    async fn ban(&self, auth: BearerAuth, game_id: Path<Uuid>, board_name: Path<String>, player_id: Path<String>) -> poem::Result<Json<PlayerBanned>> {
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/entries/:player_id/ban",
+        method = "post",
+        operation_id = "banLeaderboardPlayer"
+    )]
+    async fn ban(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+        player_id: Path<String>,
+    ) -> poem::Result<Json<PlayerBanned>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
         let player = PlayerId::parse(&player_id.0)?;
@@ -281,19 +368,36 @@ impl LeaderboardAdminApi {
     }
 
     /// Lift a ban (editor). 404 when the player is not banned.
-    #[oai(path = "/:game_id/leaderboards/:board_name/entries/:player_id/ban", method = "delete", operation_id = "unbanLeaderboardPlayer")]
-    async fn unban(&self, auth: BearerAuth, game_id: Path<Uuid>, board_name: Path<String>, player_id: Path<String>) -> poem::Result<Removed> {
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/entries/:player_id/ban",
+        method = "delete",
+        operation_id = "unbanLeaderboardPlayer"
+    )]
+    async fn unban(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+        player_id: Path<String>,
+    ) -> poem::Result<Removed> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
         if !moderation::unban(&self.state, &board, &PlayerId::parse(&player_id.0)?).await? {
-            return Err(LeaderboardError::NoSuchEntry("This player is not banned from this leaderboard").into());
+            return Err(LeaderboardError::NoSuchEntry(
+                "This player is not banned from this leaderboard",
+            )
+            .into());
         }
         Ok(Removed::NoContent)
     }
 
     /// Approve a player's suspicious entry (editor): it joins the public board if it beats the
     /// player's public entry. 404 when there is no suspicious entry.
-    #[oai(path = "/:game_id/leaderboards/:board_name/entries/:player_id/approve", method = "post", operation_id = "approveLeaderboardEntry")]
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/entries/:player_id/approve",
+        method = "post",
+        operation_id = "approveLeaderboardEntry"
+    )]
     async fn approve(
         &self,
         auth: BearerAuth,
@@ -306,7 +410,13 @@ impl LeaderboardAdminApi {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let name = BoardName::parse(&board_name.0)?;
         let board = boards::get(&self.state, game_id.0, &name).await?;
-        let standing = moderation::approve(&self.state, &board, &PlayerId::parse(&player_id.0)?, period.0.as_deref()).await?;
+        let standing = moderation::approve(
+            &self.state,
+            &board,
+            &PlayerId::parse(&player_id.0)?,
+            period.0.as_deref(),
+        )
+        .await?;
         Ok(Json(submitted_view(&name, standing)))
     }
 }

@@ -143,12 +143,20 @@ pub fn paging(limit: Option<i64>, offset: Option<i64>) -> Result<(u64, u64), Lea
     let limit = match limit {
         None => DEFAULT_LIMIT,
         Some(limit) if (1..=MAX_LIMIT as i64).contains(&limit) => limit as u64,
-        Some(_) => return Err(LeaderboardError::invalid("limit must be an integer from 1 to 100")),
+        Some(_) => {
+            return Err(LeaderboardError::invalid(
+                "limit must be an integer from 1 to 100",
+            ))
+        }
     };
     let offset = match offset {
         None => 0,
         Some(offset) if offset >= 0 => offset as u64,
-        Some(_) => return Err(LeaderboardError::invalid("offset must be a non-negative integer")),
+        Some(_) => {
+            return Err(LeaderboardError::invalid(
+                "offset must be a non-negative integer",
+            ))
+        }
     };
     Ok((limit, offset))
 }
@@ -158,23 +166,53 @@ impl LeaderboardsApi {
     /// Submit a score. Only a better score (higher, or lower on a lower-is-better board)
     /// replaces the player's stored one; the answer is the entry as it stands, with its rank.
     #[oai(path = "/", method = "post", operation_id = "submitScore")]
-    async fn submit(&self, auth: ApiKeyAuth, body: Json<SubmitScore>) -> poem::Result<Json<SubmittedEntry>> {
+    async fn submit(
+        &self,
+        auth: ApiKeyAuth,
+        body: Json<SubmitScore>,
+    ) -> poem::Result<Json<SubmittedEntry>> {
         let body = body.0;
         let name = BoardName::parse(&body.board_name)?;
-        let submission = Submission::parse(&body.player_id, body.player_name, body.score.0, body.metadata)?;
+        let submission = Submission::parse(
+            &body.player_id,
+            body.player_name,
+            body.score.0,
+            body.metadata,
+        )?;
         let standing = service::submit(&self.state, auth.0.game_id, &name, submission).await?;
         Ok(Json(submitted_view(&name, standing)))
     }
 
     /// Submit a score to the board in the path (same rules as `POST /v1/leaderboards`).
-    #[oai(path = "/:board_name/entries", method = "post", operation_id = "submitBoardEntry")]
-    async fn submit_entry(&self, auth: ApiKeyAuth, board_name: Path<String>, body: Json<SubmitEntry>) -> poem::Result<Json<SubmittedEntry>> {
+    #[oai(
+        path = "/:board_name/entries",
+        method = "post",
+        operation_id = "submitBoardEntry"
+    )]
+    async fn submit_entry(
+        &self,
+        auth: ApiKeyAuth,
+        board_name: Path<String>,
+        body: Json<SubmitEntry>,
+    ) -> poem::Result<Json<SubmittedEntry>> {
         let body = body.0;
         let name = BoardName::parse(&board_name.0)?;
-        if body.board_name.as_deref().is_some_and(|given| given != name.as_str()) {
-            return Err(LeaderboardError::invalid("board_name in the body does not match the path").into());
+        if body
+            .board_name
+            .as_deref()
+            .is_some_and(|given| given != name.as_str())
+        {
+            return Err(LeaderboardError::invalid(
+                "board_name in the body does not match the path",
+            )
+            .into());
         }
-        let submission = Submission::parse(&body.player_id, body.player_name, body.score.0, body.metadata)?;
+        let submission = Submission::parse(
+            &body.player_id,
+            body.player_name,
+            body.score.0,
+            body.metadata,
+        )?;
         let standing = service::submit(&self.state, auth.0.game_id, &name, submission).await?;
         Ok(Json(submitted_view(&name, standing)))
     }
@@ -195,7 +233,15 @@ impl LeaderboardsApi {
     ) -> poem::Result<Json<LeaderboardPage>> {
         let name = BoardName::parse(&board_name.0)?;
         let (limit, offset) = paging(limit.0, offset.0)?;
-        let page = service::page(&self.state, auth.0.game_id, &name, period.0.as_deref(), offset, limit).await?;
+        let page = service::page(
+            &self.state,
+            auth.0.game_id,
+            &name,
+            period.0.as_deref(),
+            offset,
+            limit,
+        )
+        .await?;
         Ok(Json(LeaderboardPage {
             board_name: name.as_str().to_string(),
             leaderboard: name.as_str().to_string(),
@@ -209,7 +255,11 @@ impl LeaderboardsApi {
 
     /// A player's rank on a board and the entries around it (`around` either side, default 5,
     /// at most 50). 404 when the player has no entry in the period.
-    #[oai(path = "/:board_name/players/:player_id", method = "get", operation_id = "getPlayerStanding")]
+    #[oai(
+        path = "/:board_name/players/:player_id",
+        method = "get",
+        operation_id = "getPlayerStanding"
+    )]
     async fn standing(
         &self,
         auth: ApiKeyAuth,
@@ -225,9 +275,21 @@ impl LeaderboardsApi {
         let radius = match around.0 {
             None => DEFAULT_AROUND,
             Some(radius) if (0..=MAX_AROUND as i64).contains(&radius) => radius as u64,
-            Some(_) => return Err(LeaderboardError::invalid("around must be an integer from 0 to 50").into()),
+            Some(_) => {
+                return Err(
+                    LeaderboardError::invalid("around must be an integer from 0 to 50").into(),
+                )
+            }
         };
-        let found = service::around(&self.state, auth.0.game_id, &name, &player, period.0.as_deref(), radius).await?;
+        let found = service::around(
+            &self.state,
+            auth.0.game_id,
+            &name,
+            &player,
+            period.0.as_deref(),
+            radius,
+        )
+        .await?;
         Ok(Json(PlayerStanding {
             board_name: name.as_str().to_string(),
             period: found.period,

@@ -15,7 +15,12 @@ const LOCK_TTL_SECS: u64 = 300;
 /// it archived.
 pub async fn archive_finished_periods(state: &AppState) -> Result<u64, LeaderboardError> {
     let now = state.now();
-    if !state.hot.locks.try_acquire(LOCK, LOCK_TTL_SECS, now).await? {
+    if !state
+        .hot
+        .locks
+        .try_acquire(LOCK, LOCK_TTL_SECS, now)
+        .await?
+    {
         return Ok(0);
     }
     let result = archive_all(state).await;
@@ -53,7 +58,11 @@ async fn archive_all(state: &AppState) -> Result<u64, LeaderboardError> {
         .exec(&state.db)
         .await?;
         let hot = board.hot(&period.period, now);
-        state.hot.leaderboards.expire(&hot, HOT_GRACE.num_seconds() as u64, now).await?;
+        state
+            .hot
+            .leaderboards
+            .expire(&hot, HOT_GRACE.num_seconds() as u64, now)
+            .await?;
         tracing::info!(board_id = %board.id(), period = %period.period, entries = count, "archived leaderboard period");
         archived += 1;
     }

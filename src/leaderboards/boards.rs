@@ -8,8 +8,8 @@ use crate::{state::AppState, store::hot::leaderboards::HotBoard};
 use chrono::{DateTime, Duration, Utc};
 use entity::{leaderboard_bans, leaderboard_entries, leaderboards};
 use sea_orm::{
-    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, QueryFilter,
-    QueryOrder, Statement,
+    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
+    FromQueryResult, QueryFilter, QueryOrder, Statement,
 };
 use uuid::Uuid;
 
@@ -30,7 +30,9 @@ impl BoardName {
     pub fn parse(raw: &str) -> Result<Self, LeaderboardError> {
         let length = raw.chars().count();
         if length == 0 || length > MAX_BOARD_NAME_CHARS || raw.chars().any(char::is_control) {
-            return Err(LeaderboardError::invalid("board_name must be 1 to 255 characters without control characters"));
+            return Err(LeaderboardError::invalid(
+                "board_name must be 1 to 255 characters without control characters",
+            ));
         }
         Ok(Self(raw.to_string()))
     }
@@ -48,7 +50,9 @@ impl PlayerId {
     pub fn parse(raw: &str) -> Result<Self, LeaderboardError> {
         let length = raw.chars().count();
         if length == 0 || length > MAX_PLAYER_ID_CHARS || raw.chars().any(char::is_control) {
-            return Err(LeaderboardError::invalid("player_id must be 1 to 128 characters without control characters"));
+            return Err(LeaderboardError::invalid(
+                "player_id must be 1 to 128 characters without control characters",
+            ));
         }
         Ok(Self(raw.to_string()))
     }
@@ -83,7 +87,9 @@ impl ScoreOrder {
 }
 
 pub fn parse_period(raw: &str) -> Result<PeriodKind, LeaderboardError> {
-    PeriodKind::parse(raw).ok_or_else(|| LeaderboardError::invalid("period must be daily, weekly, monthly or all_time"))
+    PeriodKind::parse(raw).ok_or_else(|| {
+        LeaderboardError::invalid("period must be daily, weekly, monthly or all_time")
+    })
 }
 
 /// A board as stored, with its settings read.
@@ -133,7 +139,8 @@ impl Board {
 
     /// True when `score` falls outside the board's `[min_score, max_score]`.
     pub fn out_of_bounds(&self, score: f64) -> bool {
-        self.model.min_score.is_some_and(|min| score < min) || self.model.max_score.is_some_and(|max| score > max)
+        self.model.min_score.is_some_and(|min| score < min)
+            || self.model.max_score.is_some_and(|max| score > max)
     }
 }
 
@@ -162,7 +169,11 @@ pub async fn find_for_player(
     Ok(Some((Board { model }, banned)))
 }
 
-pub async fn find(state: &AppState, game_id: Uuid, name: &BoardName) -> Result<Option<Board>, LeaderboardError> {
+pub async fn find(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+) -> Result<Option<Board>, LeaderboardError> {
     let model = leaderboards::Entity::find()
         .filter(leaderboards::Column::GameId.eq(game_id))
         .filter(leaderboards::Column::BoardName.eq(name.as_str()))
@@ -178,12 +189,17 @@ pub const READ_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(2
 type CacheKey = (Uuid, String);
 /// Definitions recently read by this process, so ranked reads cost no cold-store round trip.
 /// Keyed by game id (unique across instances), so apps sharing a process never mix.
-static READ_CACHE: std::sync::LazyLock<parking_lot::Mutex<std::collections::HashMap<CacheKey, (Board, std::time::Instant)>>> =
-    std::sync::LazyLock::new(Default::default);
+static READ_CACHE: std::sync::LazyLock<
+    parking_lot::Mutex<std::collections::HashMap<CacheKey, (Board, std::time::Instant)>>,
+> = std::sync::LazyLock::new(Default::default);
 const READ_CACHE_MAX: usize = 10_000;
 
 /// Like `find`, through the short per-node cache: for reads only.
-pub async fn find_cached(state: &AppState, game_id: Uuid, name: &BoardName) -> Result<Option<Board>, LeaderboardError> {
+pub async fn find_cached(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+) -> Result<Option<Board>, LeaderboardError> {
     let key = (game_id, name.as_str().to_string());
     if let Some((board, at)) = READ_CACHE.lock().get(&key) {
         if at.elapsed() < READ_CACHE_TTL {
@@ -205,11 +221,19 @@ pub async fn find_cached(state: &AppState, game_id: Uuid, name: &BoardName) -> R
 }
 
 fn forget(game_id: Uuid, name: &BoardName) {
-    READ_CACHE.lock().remove(&(game_id, name.as_str().to_string()));
+    READ_CACHE
+        .lock()
+        .remove(&(game_id, name.as_str().to_string()));
 }
 
-pub async fn get(state: &AppState, game_id: Uuid, name: &BoardName) -> Result<Board, LeaderboardError> {
-    find(state, game_id, name).await?.ok_or(LeaderboardError::NoSuchBoard)
+pub async fn get(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+) -> Result<Board, LeaderboardError> {
+    find(state, game_id, name)
+        .await?
+        .ok_or(LeaderboardError::NoSuchBoard)
 }
 
 pub async fn list(state: &AppState, game_id: Uuid) -> Result<Vec<Board>, LeaderboardError> {
@@ -233,23 +257,35 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { order: ScoreOrder::Higher, period: PeriodKind::AllTime, auto_reset_at: None, min_score: None, max_score: None }
+        Self {
+            order: ScoreOrder::Higher,
+            period: PeriodKind::AllTime,
+            auto_reset_at: None,
+            min_score: None,
+            max_score: None,
+        }
     }
 }
 
 impl Settings {
     pub fn validate(&self) -> Result<(), LeaderboardError> {
         if self.auto_reset_at.is_some() && self.period != PeriodKind::AllTime {
-            return Err(LeaderboardError::invalid("auto_reset_at applies to all_time boards only"));
+            return Err(LeaderboardError::invalid(
+                "auto_reset_at applies to all_time boards only",
+            ));
         }
         for bound in [self.min_score, self.max_score].into_iter().flatten() {
             if !bound.is_finite() {
-                return Err(LeaderboardError::invalid("min_score and max_score must be finite numbers"));
+                return Err(LeaderboardError::invalid(
+                    "min_score and max_score must be finite numbers",
+                ));
             }
         }
         if let (Some(min), Some(max)) = (self.min_score, self.max_score) {
             if min > max {
-                return Err(LeaderboardError::invalid("min_score must not be greater than max_score"));
+                return Err(LeaderboardError::invalid(
+                    "min_score must not be greater than max_score",
+                ));
             }
         }
         Ok(())
@@ -257,7 +293,11 @@ impl Settings {
 
     fn of(board: &Board) -> Self {
         Self {
-            order: if board.lower_is_better() { ScoreOrder::Lower } else { ScoreOrder::Higher },
+            order: if board.lower_is_better() {
+                ScoreOrder::Lower
+            } else {
+                ScoreOrder::Higher
+            },
             period: board.rule().kind,
             auto_reset_at: board.model.auto_reset_at,
             min_score: board.model.min_score,
@@ -266,7 +306,12 @@ impl Settings {
     }
 }
 
-fn new_model(game_id: Uuid, name: &BoardName, settings: &Settings, now: DateTime<Utc>) -> leaderboards::Model {
+fn new_model(
+    game_id: Uuid,
+    name: &BoardName,
+    settings: &Settings,
+    now: DateTime<Utc>,
+) -> leaderboards::Model {
     leaderboards::Model {
         id: Uuid::now_v7(),
         game_id,
@@ -283,11 +328,23 @@ fn new_model(game_id: Uuid, name: &BoardName, settings: &Settings, now: DateTime
 }
 
 /// Defines a board (dashboard). 409 when the name is taken, even by a board a score created.
-pub async fn create(state: &AppState, game_id: Uuid, name: &BoardName, settings: Settings) -> Result<Board, LeaderboardError> {
+pub async fn create(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+    settings: Settings,
+) -> Result<Board, LeaderboardError> {
     settings.validate()?;
     let model = new_model(game_id, name, &settings, state.now());
     let inserted = leaderboards::Entity::insert(leaderboards::ActiveModel::from(model.clone()))
-        .on_conflict(OnConflict::columns([leaderboards::Column::GameId, leaderboards::Column::BoardName]).do_nothing().to_owned())
+        .on_conflict(
+            OnConflict::columns([
+                leaderboards::Column::GameId,
+                leaderboards::Column::BoardName,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
         .exec_without_returning(&state.db)
         .await?;
     if inserted == 0 {
@@ -308,10 +365,19 @@ pub async fn find_or_create_for_player(
     }
     let model = new_model(game_id, name, &Settings::default(), state.now());
     leaderboards::Entity::insert(leaderboards::ActiveModel::from(model))
-        .on_conflict(OnConflict::columns([leaderboards::Column::GameId, leaderboards::Column::BoardName]).do_nothing().to_owned())
+        .on_conflict(
+            OnConflict::columns([
+                leaderboards::Column::GameId,
+                leaderboards::Column::BoardName,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
         .exec_without_returning(&state.db)
         .await?;
-    find_for_player(state, game_id, name, player_id).await?.ok_or(LeaderboardError::NoSuchBoard)
+    find_for_player(state, game_id, name, player_id)
+        .await?
+        .ok_or(LeaderboardError::NoSuchBoard)
 }
 
 /// A change to a board's settings; `None` leaves a setting as it is, `Some(None)` clears it.
@@ -326,7 +392,12 @@ pub struct Change {
 
 /// Changes a board. The order may change only while the board has no entries at all: stored
 /// entries were kept-best and ranked under the old order.
-pub async fn update(state: &AppState, game_id: Uuid, name: &BoardName, change: Change) -> Result<Board, LeaderboardError> {
+pub async fn update(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+    change: Change,
+) -> Result<Board, LeaderboardError> {
     let board = get(state, game_id, name).await?;
     let mut settings = Settings::of(&board);
     if let Some(order) = change.order {
@@ -366,13 +437,19 @@ pub async fn update(state: &AppState, game_id: Uuid, name: &BoardName, change: C
         updated_at: Set(now),
         ..Default::default()
     };
-    let model = leaderboards::Entity::update(updated).exec(&state.db).await?;
+    let model = leaderboards::Entity::update(updated)
+        .exec(&state.db)
+        .await?;
     forget(game_id, name);
     Ok(Board { model })
 }
 
 /// Deletes a board with every entry, ban and archived period, and drops its hot copy.
-pub async fn delete(state: &AppState, game_id: Uuid, name: &BoardName) -> Result<(), LeaderboardError> {
+pub async fn delete(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+) -> Result<(), LeaderboardError> {
     let board = get(state, game_id, name).await?;
     let now = state.now();
     // Explicit deletes rather than relying on cascades, which SQLite enforces only when asked.
@@ -388,7 +465,9 @@ pub async fn delete(state: &AppState, game_id: Uuid, name: &BoardName) -> Result
         .filter(entity::leaderboard_periods::Column::BoardId.eq(board.id()))
         .exec(&state.db)
         .await?;
-    leaderboards::Entity::delete_by_id(board.id()).exec(&state.db).await?;
+    leaderboards::Entity::delete_by_id(board.id())
+        .exec(&state.db)
+        .await?;
     forget(game_id, name);
     let hot = board.hot(&board.current_period(now), now);
     state.hot.leaderboards.expire(&hot, 0, now).await?;

@@ -34,8 +34,12 @@ impl From<LeaderboardError> for ApiError {
         match error {
             LeaderboardError::Invalid(message) => ApiError::bad_request(message),
             LeaderboardError::Banned => ApiError::forbidden(error.to_string()),
-            LeaderboardError::NoSuchBoard | LeaderboardError::NoSuchEntry(_) => ApiError::not_found(error.to_string()),
-            LeaderboardError::BoardExists | LeaderboardError::OrderLocked => ApiError::conflict(error.to_string()),
+            LeaderboardError::NoSuchBoard | LeaderboardError::NoSuchEntry(_) => {
+                ApiError::not_found(error.to_string())
+            }
+            LeaderboardError::BoardExists | LeaderboardError::OrderLocked => {
+                ApiError::conflict(error.to_string())
+            }
             LeaderboardError::RebuildFailed => {
                 tracing::error!("leaderboard rebuild did not stick");
                 ApiError::unavailable("Storage temporarily unavailable, retry later")

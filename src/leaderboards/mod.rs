@@ -23,22 +23,32 @@ pub use archive::archive_finished_periods;
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
     (
-        api::LeaderboardsApi { state: state.clone() },
-        admin_api::LeaderboardAdminApi { state: state.clone() },
+        api::LeaderboardsApi {
+            state: state.clone(),
+        },
+        admin_api::LeaderboardAdminApi {
+            state: state.clone(),
+        },
     )
 }
 
 /// Adds this feature's scheduled jobs to the worker: archiving finished periods every minute.
-pub async fn schedule(scheduler: &tokio_cron_scheduler::JobScheduler, state: &AppState) -> anyhow::Result<()> {
+pub async fn schedule(
+    scheduler: &tokio_cron_scheduler::JobScheduler,
+    state: &AppState,
+) -> anyhow::Result<()> {
     let state = state.clone();
-    let job = tokio_cron_scheduler::Job::new_repeated_async(archive::ARCHIVE_EVERY, move |_id, _scheduler| {
-        let state = state.clone();
-        Box::pin(async move {
-            if let Err(error) = archive_finished_periods(&state).await {
-                tracing::warn!(error = %error, "archiving leaderboard periods failed");
-            }
-        })
-    })?;
+    let job = tokio_cron_scheduler::Job::new_repeated_async(
+        archive::ARCHIVE_EVERY,
+        move |_id, _scheduler| {
+            let state = state.clone();
+            Box::pin(async move {
+                if let Err(error) = archive_finished_periods(&state).await {
+                    tracing::warn!(error = %error, "archiving leaderboard periods failed");
+                }
+            })
+        },
+    )?;
     scheduler.add(job).await?;
     Ok(())
 }

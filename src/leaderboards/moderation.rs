@@ -10,8 +10,8 @@ use super::{
 use crate::{api::timestamp, state::AppState};
 use entity::{leaderboard_bans as bans, leaderboard_entries as entries};
 use sea_orm::{
-    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect, TransactionTrait,
+    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -29,7 +29,9 @@ impl StatusFilter {
             None | Some("all") => Ok(Self::All),
             Some("ok") => Ok(Self::Ok),
             Some("suspicious") => Ok(Self::Suspicious),
-            Some(_) => Err(LeaderboardError::invalid("status must be ok, suspicious or all")),
+            Some(_) => Err(LeaderboardError::invalid(
+                "status must be ok, suspicious or all",
+            )),
         }
     }
 }
@@ -69,7 +71,9 @@ pub async fn list(
     match status {
         StatusFilter::All => {}
         StatusFilter::Ok => query = query.filter(entries::Column::Status.eq(STATUS_OK)),
-        StatusFilter::Suspicious => query = query.filter(entries::Column::Status.eq(STATUS_SUSPICIOUS)),
+        StatusFilter::Suspicious => {
+            query = query.filter(entries::Column::Status.eq(STATUS_SUSPICIOUS))
+        }
     }
     let total = query.clone().count(&state.db).await?;
     let rows = query
@@ -88,14 +92,19 @@ pub async fn list(
                 player_id: row.player_id.clone(),
                 player_name: row.player_name.clone(),
                 score: row.score,
-                metadata: serde_json::from_str(&row.metadata).unwrap_or_else(|_| serde_json::json!({})),
+                metadata: serde_json::from_str(&row.metadata)
+                    .unwrap_or_else(|_| serde_json::json!({})),
                 updated_at: timestamp(row.updated_at),
             },
             rank: (status == StatusFilter::Ok).then_some(offset + index as u64 + 1),
             status: row.status.clone(),
         })
         .collect();
-    Ok(Listing { period, total, entries })
+    Ok(Listing {
+        period,
+        total,
+        entries,
+    })
 }
 
 pub struct Banned {
@@ -104,7 +113,12 @@ pub struct Banned {
 }
 
 /// Bans `player_id` from the board: removes every entry of theirs and refuses later ones.
-pub async fn ban(state: &AppState, board: &Board, player_id: &PlayerId, by: Uuid) -> Result<Banned, LeaderboardError> {
+pub async fn ban(
+    state: &AppState,
+    board: &Board,
+    player_id: &PlayerId,
+    by: Uuid,
+) -> Result<Banned, LeaderboardError> {
     let now = state.now();
     bans::Entity::insert(bans::ActiveModel {
         board_id: Set(board.id()),
@@ -112,7 +126,11 @@ pub async fn ban(state: &AppState, board: &Board, player_id: &PlayerId, by: Uuid
         banned_by: Set(Some(by)),
         banned_at: Set(now),
     })
-    .on_conflict(OnConflict::columns([bans::Column::BoardId, bans::Column::PlayerId]).do_nothing().to_owned())
+    .on_conflict(
+        OnConflict::columns([bans::Column::BoardId, bans::Column::PlayerId])
+            .do_nothing()
+            .to_owned(),
+    )
     .exec_without_returning(&state.db)
     .await?;
     let removed = entries::Entity::delete_many()
@@ -121,24 +139,42 @@ pub async fn ban(state: &AppState, board: &Board, player_id: &PlayerId, by: Uuid
         .exec(&state.db)
         .await?;
     let hot = board.hot(&board.current_period(now), now);
-    state.hot.leaderboards.remove(&hot, player_id.as_str(), now).await?;
+    state
+        .hot
+        .leaderboards
+        .remove(&hot, player_id.as_str(), now)
+        .await?;
     let banned_at = bans::Entity::find_by_id((board.id(), player_id.as_str().to_string()))
         .one(&state.db)
         .await?
         .map(|b| b.banned_at)
         .unwrap_or(now);
-    Ok(Banned { banned_at: timestamp(banned_at), removed_entries: removed.rows_affected })
+    Ok(Banned {
+        banned_at: timestamp(banned_at),
+        removed_entries: removed.rows_affected,
+    })
 }
 
 /// Lifts a ban. False when the player was not banned.
-pub async fn unban(state: &AppState, board: &Board, player_id: &PlayerId) -> Result<bool, LeaderboardError> {
-    let deleted = bans::Entity::delete_by_id((board.id(), player_id.as_str().to_string())).exec(&state.db).await?;
+pub async fn unban(
+    state: &AppState,
+    board: &Board,
+    player_id: &PlayerId,
+) -> Result<bool, LeaderboardError> {
+    let deleted = bans::Entity::delete_by_id((board.id(), player_id.as_str().to_string()))
+        .exec(&state.db)
+        .await?;
     Ok(deleted.rows_affected > 0)
 }
 
 /// Approves the player's suspicious entry in `period` (default: current): it joins the public
 /// board under the usual keep-best rule, keeping the time it was first reached.
-pub async fn approve(state: &AppState, board: &Board, player_id: &PlayerId, period: Option<&str>) -> Result<Standing, LeaderboardError> {
+pub async fn approve(
+    state: &AppState,
+    board: &Board,
+    player_id: &PlayerId,
+    period: Option<&str>,
+) -> Result<Standing, LeaderboardError> {
     let now = state.now();
     let current = board.current_period(now);
     let period = match period {
@@ -146,21 +182,42 @@ pub async fn approve(state: &AppState, board: &Board, player_id: &PlayerId, peri
         Some(_) => return Err(LeaderboardError::invalid("period must be a period key")),
         None => current.clone(),
     };
-    let suspicious = service::stored_entry(state, board, &period, player_id.as_str(), STATUS_SUSPICIOUS)
-        .await?
-        .ok_or(LeaderboardError::NoSuchEntry("This player has no suspicious entry on this leaderboard"))?;
-    let approved = entries::Model { id: Uuid::now_v7(), status: STATUS_OK.to_string(), ..suspicious.clone() };
+    let suspicious =
+        service::stored_entry(state, board, &period, player_id.as_str(), STATUS_SUSPICIOUS)
+            .await?
+            .ok_or(LeaderboardError::NoSuchEntry(
+                "This player has no suspicious entry on this leaderboard",
+            ))?;
+    let approved = entries::Model {
+        id: Uuid::now_v7(),
+        status: STATUS_OK.to_string(),
+        ..suspicious.clone()
+    };
     let transaction = state.db.begin().await?;
     let updated = service::keep_best(&transaction, &approved).await?;
-    entries::Entity::delete_by_id(suspicious.id).exec(&transaction).await?;
+    entries::Entity::delete_by_id(suspicious.id)
+        .exec(&transaction)
+        .await?;
     transaction.commit().await?;
     if period == current {
-        if let Some(stored) = service::stored_entry(state, board, &period, player_id.as_str(), STATUS_OK).await? {
-            service::hot_submit(state, board, &period, &service::hot_entry_of(&stored), now).await?;
+        if let Some(stored) =
+            service::stored_entry(state, board, &period, player_id.as_str(), STATUS_OK).await?
+        {
+            service::hot_submit(state, board, &period, &service::hot_entry_of(&stored), now)
+                .await?;
         }
     }
-    let Some(Ranked { rank, entry }) = service::public_standing(state, board, &period, player_id).await? else {
-        return Err(LeaderboardError::NoSuchEntry("This player has no entry on this leaderboard"));
+    let Some(Ranked { rank, entry }) =
+        service::public_standing(state, board, &period, player_id).await?
+    else {
+        return Err(LeaderboardError::NoSuchEntry(
+            "This player has no entry on this leaderboard",
+        ));
     };
-    Ok(Standing { entry, rank: Some(rank), status: STATUS_OK, updated })
+    Ok(Standing {
+        entry,
+        rank: Some(rank),
+        status: STATUS_OK,
+        updated,
+    })
 }

@@ -63,7 +63,8 @@ impl PeriodRule {
     /// When the period `now` falls in ends; `None` for an all-time period with no reset ahead.
     pub fn ends_after(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
         let today = now.date_naive();
-        let day = |date: NaiveDate| Utc.from_utc_datetime(&date.and_hms_opt(0, 0, 0).unwrap_or_default());
+        let day =
+            |date: NaiveDate| Utc.from_utc_datetime(&date.and_hms_opt(0, 0, 0).unwrap_or_default());
         match self.kind {
             PeriodKind::Daily => Some(day(today) + Duration::days(1)),
             PeriodKind::Weekly => {
@@ -71,7 +72,11 @@ impl PeriodRule {
                 Some(day(monday) + Duration::days(7))
             }
             PeriodKind::Monthly => {
-                let (year, month) = if today.month() == 12 { (today.year() + 1, 1) } else { (today.year(), today.month() + 1) };
+                let (year, month) = if today.month() == 12 {
+                    (today.year() + 1, 1)
+                } else {
+                    (today.year(), today.month() + 1)
+                };
                 NaiveDate::from_ymd_opt(year, month, 1).map(day)
             }
             PeriodKind::AllTime => self.auto_reset_at.filter(|at| now < *at),
@@ -102,8 +107,12 @@ pub fn is_period_key(key: &str) -> bool {
         return true;
     }
     if let Some((year, week)) = key.split_once("-W") {
-        let (Ok(year), Ok(week)) = (year.parse::<i32>(), week.parse::<u32>()) else { return false };
-        return year.to_string().len() == 4 && week.to_string().len() <= 2 && key.len() == 8
+        let (Ok(year), Ok(week)) = (year.parse::<i32>(), week.parse::<u32>()) else {
+            return false;
+        };
+        return year.to_string().len() == 4
+            && week.to_string().len() <= 2
+            && key.len() == 8
             && NaiveDate::from_isoywd_opt(year, week, chrono::Weekday::Mon).is_some();
     }
     key.len() == 7 && NaiveDate::parse_from_str(&format!("{key}-01"), "%Y-%m-%d").is_ok()
@@ -114,20 +123,37 @@ mod tests {
     use super::*;
 
     fn at(text: &str) -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339(text).unwrap().with_timezone(&Utc)
+        DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .with_timezone(&Utc)
     }
 
     #[test]
     fn keys_and_ends_per_kind() {
-        let rule = |kind| PeriodRule { kind, auto_reset_at: None };
+        let rule = |kind| PeriodRule {
+            kind,
+            auto_reset_at: None,
+        };
         let now = at("2026-01-01T10:00:00Z"); // a Thursday in ISO week 2026-W01
         assert_eq!(rule(PeriodKind::Daily).key_at(now), "2026-01-01");
-        assert_eq!(rule(PeriodKind::Daily).ends_after(now), Some(at("2026-01-02T00:00:00Z")));
+        assert_eq!(
+            rule(PeriodKind::Daily).ends_after(now),
+            Some(at("2026-01-02T00:00:00Z"))
+        );
         assert_eq!(rule(PeriodKind::Weekly).key_at(now), "2026-W01");
-        assert_eq!(rule(PeriodKind::Weekly).ends_after(now), Some(at("2026-01-05T00:00:00Z")));
-        assert_eq!(rule(PeriodKind::Weekly).key_at(at("2027-01-01T10:00:00Z")), "2026-W53");
+        assert_eq!(
+            rule(PeriodKind::Weekly).ends_after(now),
+            Some(at("2026-01-05T00:00:00Z"))
+        );
+        assert_eq!(
+            rule(PeriodKind::Weekly).key_at(at("2027-01-01T10:00:00Z")),
+            "2026-W53"
+        );
         assert_eq!(rule(PeriodKind::Monthly).key_at(now), "2026-01");
-        assert_eq!(rule(PeriodKind::Monthly).ends_after(at("2026-12-31T23:59:59Z")), Some(at("2027-01-01T00:00:00Z")));
+        assert_eq!(
+            rule(PeriodKind::Monthly).ends_after(at("2026-12-31T23:59:59Z")),
+            Some(at("2027-01-01T00:00:00Z"))
+        );
         assert_eq!(rule(PeriodKind::AllTime).key_at(now), "all_time");
         assert_eq!(rule(PeriodKind::AllTime).ends_after(now), None);
     }
@@ -135,7 +161,10 @@ mod tests {
     #[test]
     fn all_time_resets_once_at_its_date() {
         let reset = at("2026-02-01T00:00:00Z");
-        let rule = PeriodRule { kind: PeriodKind::AllTime, auto_reset_at: Some(reset) };
+        let rule = PeriodRule {
+            kind: PeriodKind::AllTime,
+            auto_reset_at: Some(reset),
+        };
         assert_eq!(rule.key_at(reset - Duration::seconds(1)), "all_time");
         assert_eq!(rule.ends_after(reset - Duration::seconds(1)), Some(reset));
         assert_eq!(rule.key_at(reset), "since-2026-02-01");
@@ -145,10 +174,28 @@ mod tests {
 
     #[test]
     fn period_keys_are_recognised() {
-        for good in ["2026-11-21", "2026-W47", "2026-W01", "2026-11", "all_time", "since-2026-02-01", "since-2026-02-01T10:00:00Z"] {
+        for good in [
+            "2026-11-21",
+            "2026-W47",
+            "2026-W01",
+            "2026-11",
+            "all_time",
+            "since-2026-02-01",
+            "since-2026-02-01T10:00:00Z",
+        ] {
             assert!(is_period_key(good), "{good}");
         }
-        for bad in ["", "today", "2026-13", "2026-W60", "2026-11-32", "2026-W1x", "since-", "2026-11-21T00:00:00Z", "21-11-2026"] {
+        for bad in [
+            "",
+            "today",
+            "2026-13",
+            "2026-W60",
+            "2026-11-32",
+            "2026-W1x",
+            "since-",
+            "2026-11-21T00:00:00Z",
+            "21-11-2026",
+        ] {
             assert!(!is_period_key(bad), "{bad}");
         }
     }

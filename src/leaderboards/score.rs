@@ -19,7 +19,9 @@ impl Score {
         if value.fract() == 0.0 && value.abs() <= EXACT_INTEGER_LIMIT {
             Value::Number(Number::from(value as i64))
         } else {
-            Number::from_f64(value).map(Value::Number).unwrap_or(Value::Null)
+            Number::from_f64(value)
+                .map(Value::Number)
+                .unwrap_or(Value::Null)
         }
     }
 }
@@ -41,7 +43,9 @@ impl Type for Score {
         Some(self)
     }
 
-    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+    fn raw_element_iter<'a>(
+        &'a self,
+    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
         Box::new(self.as_raw_value().into_iter())
     }
 }

@@ -17,7 +17,8 @@ use entity::{leaderboard_entries as entries, leaderboard_periods as periods, lea
 use sea_orm::{
     sea_query::{Condition, OnConflict},
     ActiveValue::Set,
-    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Statement,
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect, Statement,
 };
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -84,11 +85,20 @@ pub struct Submission {
 }
 
 impl Submission {
-    pub fn parse(player_id: &str, player_name: Option<String>, score: f64, metadata: Option<Value>) -> Result<Self, LeaderboardError> {
+    pub fn parse(
+        player_id: &str,
+        player_name: Option<String>,
+        score: f64,
+        metadata: Option<Value>,
+    ) -> Result<Self, LeaderboardError> {
         let player_id = PlayerId::parse(player_id)?;
         if let Some(name) = &player_name {
-            if name.chars().count() > boards::MAX_PLAYER_NAME_CHARS || name.chars().any(char::is_control) {
-                return Err(LeaderboardError::invalid("player_name must be at most 128 characters without control characters"));
+            if name.chars().count() > boards::MAX_PLAYER_NAME_CHARS
+                || name.chars().any(char::is_control)
+            {
+                return Err(LeaderboardError::invalid(
+                    "player_name must be at most 128 characters without control characters",
+                ));
             }
         }
         if !score.is_finite() {
@@ -100,9 +110,16 @@ impl Submission {
             Some(_) => return Err(LeaderboardError::invalid("metadata must be an object")),
         };
         if metadata.to_string().len() > MAX_METADATA_BYTES {
-            return Err(LeaderboardError::invalid("metadata must be at most 4096 bytes as JSON"));
+            return Err(LeaderboardError::invalid(
+                "metadata must be at most 4096 bytes as JSON",
+            ));
         }
-        Ok(Self { player_id, player_name, score, metadata })
+        Ok(Self {
+            player_id,
+            player_name,
+            score,
+            metadata,
+        })
     }
 }
 
@@ -126,7 +143,10 @@ fn from_hot(entry: HotEntry) -> EntryData {
 }
 
 fn from_hot_ranked(ranked: RankedEntry) -> Ranked {
-    Ranked { rank: ranked.rank, entry: from_hot(ranked.entry) }
+    Ranked {
+        rank: ranked.rank,
+        entry: from_hot(ranked.entry),
+    }
 }
 
 fn metadata_of(model: &entries::Model) -> Value {
@@ -154,7 +174,10 @@ pub fn hot_entry_of(model: &entries::Model) -> HotEntry {
 
 /// Stores `row` unless the player's stored entry (same board, period and status) ranks ahead of
 /// or level with it. True when the row was stored.
-pub async fn keep_best(db: &impl ConnectionTrait, row: &entries::Model) -> Result<bool, LeaderboardError> {
+pub async fn keep_best(
+    db: &impl ConnectionTrait,
+    row: &entries::Model,
+) -> Result<bool, LeaderboardError> {
     let statement = Statement::from_sql_and_values(
         db.get_database_backend(),
         "INSERT INTO leaderboard_entries \
@@ -184,7 +207,12 @@ pub async fn keep_best(db: &impl ConnectionTrait, row: &entries::Model) -> Resul
 }
 
 /// Records that `board` has entries in `period`, once per period, so the worker can archive it.
-async fn open_period(state: &AppState, board: &Board, period: &str, now: DateTime<Utc>) -> Result<(), LeaderboardError> {
+async fn open_period(
+    state: &AppState,
+    board: &Board,
+    period: &str,
+    now: DateTime<Utc>,
+) -> Result<(), LeaderboardError> {
     if board.model.open_period.as_deref() == Some(period) {
         return Ok(());
     }
@@ -195,11 +223,18 @@ async fn open_period(state: &AppState, board: &Board, period: &str, now: DateTim
         archived_at: Set(None),
         entry_count: Set(None),
     })
-    .on_conflict(OnConflict::columns([periods::Column::BoardId, periods::Column::Period]).do_nothing().to_owned())
+    .on_conflict(
+        OnConflict::columns([periods::Column::BoardId, periods::Column::Period])
+            .do_nothing()
+            .to_owned(),
+    )
     .exec_without_returning(&state.db)
     .await?;
     leaderboards::Entity::update_many()
-        .col_expr(leaderboards::Column::OpenPeriod, sea_orm::sea_query::Expr::value(period.to_string()))
+        .col_expr(
+            leaderboards::Column::OpenPeriod,
+            sea_orm::sea_query::Expr::value(period.to_string()),
+        )
         .filter(leaderboards::Column::Id.eq(board.id()))
         .exec(&state.db)
         .await?;
@@ -208,15 +243,25 @@ async fn open_period(state: &AppState, board: &Board, period: &str, now: DateTim
 
 /// Submits a score: keep-best in the current period, written through to the cold store.
 #[tracing::instrument(skip_all, fields(game_id = %game_id, board = %name.as_str()))]
-pub async fn submit(state: &AppState, game_id: Uuid, name: &BoardName, submission: Submission) -> Result<Standing, LeaderboardError> {
+pub async fn submit(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+    submission: Submission,
+) -> Result<Standing, LeaderboardError> {
     let now = state.now();
-    let (board, banned) = boards::find_or_create_for_player(state, game_id, name, &submission.player_id).await?;
+    let (board, banned) =
+        boards::find_or_create_for_player(state, game_id, name, &submission.player_id).await?;
     if banned {
         return Err(LeaderboardError::Banned);
     }
     let period = board.current_period(now);
     open_period(state, &board, &period, now).await?;
-    let status = if board.out_of_bounds(submission.score) { STATUS_SUSPICIOUS } else { STATUS_OK };
+    let status = if board.out_of_bounds(submission.score) {
+        STATUS_SUSPICIOUS
+    } else {
+        STATUS_OK
+    };
     let row = entries::Model {
         id: Uuid::now_v7(),
         board_id: board.id(),
@@ -232,10 +277,21 @@ pub async fn submit(state: &AppState, game_id: Uuid, name: &BoardName, submissio
     };
     let updated = keep_best(&state.db, &row).await?;
     if status == STATUS_SUSPICIOUS {
-        let stored = stored_entry(state, &board, &period, submission.player_id.as_str(), STATUS_SUSPICIOUS)
-            .await?
-            .unwrap_or(row);
-        return Ok(Standing { entry: from_model(&stored), rank: None, status, updated });
+        let stored = stored_entry(
+            state,
+            &board,
+            &period,
+            submission.player_id.as_str(),
+            STATUS_SUSPICIOUS,
+        )
+        .await?
+        .unwrap_or(row);
+        return Ok(Standing {
+            entry: from_model(&stored),
+            rank: None,
+            status,
+            updated,
+        });
     }
     let submitted = hot_submit(state, &board, &period, &hot_entry_of(&row), now).await?;
     Ok(Standing {
@@ -282,7 +338,12 @@ pub async fn hot_submit(
 
 /// Loads every public entry of one period from the cold store into the hot store. Entries
 /// merge keep-best, so submissions landing meanwhile are never lost or rolled back.
-async fn rebuild(state: &AppState, board: &Board, hot: &HotBoard, now: DateTime<Utc>) -> Result<(), LeaderboardError> {
+async fn rebuild(
+    state: &AppState,
+    board: &Board,
+    hot: &HotBoard,
+    now: DateTime<Utc>,
+) -> Result<(), LeaderboardError> {
     // One rebuild at a time per node: a board lost under load is asked for by many requests.
     static REBUILDING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     let _turn = REBUILDING.lock().await;
@@ -302,14 +363,22 @@ async fn rebuild(state: &AppState, board: &Board, hot: &HotBoard, now: DateTime<
     }
     for (index, batch) in batches.iter().enumerate() {
         let entries: Vec<HotEntry> = batch.iter().map(hot_entry_of).collect();
-        state.hot.leaderboards.load(hot, &entries, index + 1 == batches.len(), now).await?;
+        state
+            .hot
+            .leaderboards
+            .load(hot, &entries, index + 1 == batches.len(), now)
+            .await?;
     }
     Ok(())
 }
 
 /// The period a read is about: `requested` when given (400 unless shaped like a period key),
 /// else the current one.
-fn read_period(board: Option<&Board>, requested: Option<&str>, now: DateTime<Utc>) -> Result<String, LeaderboardError> {
+fn read_period(
+    board: Option<&Board>,
+    requested: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<String, LeaderboardError> {
     match requested {
         Some(key) if super::period::is_period_key(key) => Ok(key.to_string()),
         Some(_) => Err(LeaderboardError::invalid(
@@ -332,21 +401,38 @@ pub async fn page(
     let board = boards::find_cached(state, game_id, name).await?;
     let period = read_period(board.as_ref(), requested_period, now)?;
     let Some(board) = board else {
-        return Ok(Page { period, total: 0, entries: Vec::new() });
+        return Ok(Page {
+            period,
+            total: 0,
+            entries: Vec::new(),
+        });
     };
     if period == board.current_period(now) {
         let hot = board.hot(&period, now);
         for _ in 0..HOT_ATTEMPTS {
-            if let Some(page) = state.hot.leaderboards.page(&hot, offset, limit, now).await? {
+            if let Some(page) = state
+                .hot
+                .leaderboards
+                .page(&hot, offset, limit, now)
+                .await?
+            {
                 let entries = page.entries.into_iter().map(from_hot_ranked).collect();
-                return Ok(Page { period, total: page.total, entries });
+                return Ok(Page {
+                    period,
+                    total: page.total,
+                    entries,
+                });
             }
             rebuild(state, &board, &hot, now).await?;
         }
         return Err(LeaderboardError::RebuildFailed);
     }
     let (total, entries) = cold_page(state, &board, &period, offset, limit).await?;
-    Ok(Page { period, total, entries })
+    Ok(Page {
+        period,
+        total,
+        entries,
+    })
 }
 
 fn ranked_query(board: &Board, period: &str) -> sea_orm::Select<entries::Entity> {
@@ -363,13 +449,26 @@ fn in_rank_order(query: sea_orm::Select<entries::Entity>) -> sea_orm::Select<ent
         .order_by_asc(entries::Column::PlayerId)
 }
 
-async fn cold_page(state: &AppState, board: &Board, period: &str, offset: u64, limit: u64) -> Result<(u64, Vec<Ranked>), LeaderboardError> {
+async fn cold_page(
+    state: &AppState,
+    board: &Board,
+    period: &str,
+    offset: u64,
+    limit: u64,
+) -> Result<(u64, Vec<Ranked>), LeaderboardError> {
     let total = ranked_query(board, period).count(&state.db).await?;
-    let rows = in_rank_order(ranked_query(board, period)).offset(offset).limit(limit).all(&state.db).await?;
+    let rows = in_rank_order(ranked_query(board, period))
+        .offset(offset)
+        .limit(limit)
+        .all(&state.db)
+        .await?;
     let entries = rows
         .iter()
         .enumerate()
-        .map(|(index, row)| Ranked { rank: offset + index as u64 + 1, entry: from_model(row) })
+        .map(|(index, row)| Ranked {
+            rank: offset + index as u64 + 1,
+            entry: from_model(row),
+        })
         .collect();
     Ok((total, entries))
 }
@@ -394,7 +493,12 @@ pub async fn around(
     if period == board.current_period(now) {
         let hot = board.hot(&period, now);
         for _ in 0..HOT_ATTEMPTS {
-            if let Some(found) = state.hot.leaderboards.around(&hot, player_id.as_str(), radius, now).await? {
+            if let Some(found) = state
+                .hot
+                .leaderboards
+                .around(&hot, player_id.as_str(), radius, now)
+                .await?
+            {
                 let player = found.player.ok_or(no_entry)?;
                 return Ok(Around {
                     period,
@@ -407,7 +511,9 @@ pub async fn around(
         }
         return Err(LeaderboardError::RebuildFailed);
     }
-    let own = stored_entry(state, &board, &period, player_id.as_str(), STATUS_OK).await?.ok_or(no_entry)?;
+    let own = stored_entry(state, &board, &period, player_id.as_str(), STATUS_OK)
+        .await?
+        .ok_or(no_entry)?;
     let ahead = ranked_query(&board, &period)
         .filter(
             Condition::any()
@@ -428,14 +534,37 @@ pub async fn around(
         .await?;
     let rank = ahead + 1;
     let first = rank.saturating_sub(radius).max(1);
-    let (total, entries) = cold_page(state, &board, &period, first - 1, rank + radius - first + 1).await?;
-    Ok(Around { period, total, player: Ranked { rank, entry: from_model(&own) }, entries })
+    let (total, entries) =
+        cold_page(state, &board, &period, first - 1, rank + radius - first + 1).await?;
+    Ok(Around {
+        period,
+        total,
+        player: Ranked {
+            rank,
+            entry: from_model(&own),
+        },
+        entries,
+    })
 }
 
 /// The player's public standing in `period` (from the hot store for the current period).
-pub async fn public_standing(state: &AppState, board: &Board, period: &str, player_id: &PlayerId) -> Result<Option<Ranked>, LeaderboardError> {
+pub async fn public_standing(
+    state: &AppState,
+    board: &Board,
+    period: &str,
+    player_id: &PlayerId,
+) -> Result<Option<Ranked>, LeaderboardError> {
     let name = BoardName::parse(board.name())?;
-    match around(state, board.model.game_id, &name, player_id, Some(period), 0).await {
+    match around(
+        state,
+        board.model.game_id,
+        &name,
+        player_id,
+        Some(period),
+        0,
+    )
+    .await
+    {
         Ok(found) => Ok(Some(found.player)),
         Err(LeaderboardError::NoSuchEntry(_)) => Ok(None),
         Err(error) => Err(error),

@@ -30,23 +30,43 @@ pub struct LeasedWindows {
 impl LeasedWindows {
     /// `leasing` is off for the in-process store, where every hit is already local and exact.
     pub fn new(inner: Arc<dyn Limits>, leasing: bool) -> Self {
-        Self { inner, leasing, leases: Mutex::new(HashMap::new()) }
+        Self {
+            inner,
+            leasing,
+            leases: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The position of this request in `bucket`'s current window of `window_secs`.
-    pub async fn hit(&self, bucket: &str, limit: u64, window_secs: u64, now: DateTime<Utc>) -> Result<WindowCount, HotError> {
+    pub async fn hit(
+        &self,
+        bucket: &str,
+        limit: u64,
+        window_secs: u64,
+        now: DateTime<Utc>,
+    ) -> Result<WindowCount, HotError> {
         let (window, resets_in_secs) = window_of(now, window_secs);
-        let size = if self.leasing { (limit / 100).clamp(1, 50) } else { 1 };
+        let size = if self.leasing {
+            (limit / 100).clamp(1, 50)
+        } else {
+            1
+        };
         if size > 1 {
             let mut leases = self.leases.lock();
-            if let Some(lease) = leases.get_mut(bucket).filter(|lease| lease.window == window) {
+            if let Some(lease) = leases
+                .get_mut(bucket)
+                .filter(|lease| lease.window == window)
+            {
                 if let Some(run) = lease.runs.front_mut() {
                     let count = run.0;
                     run.0 += 1;
                     if run.0 > run.1 {
                         lease.runs.pop_front();
                     }
-                    return Ok(WindowCount { count, resets_in_secs });
+                    return Ok(WindowCount {
+                        count,
+                        resets_in_secs,
+                    });
                 }
             }
         }
@@ -57,14 +77,21 @@ impl LeasedWindows {
             if leases.len() >= SWEEP_AT {
                 leases.retain(|_, lease| lease.window >= window);
             }
-            let lease = leases
-                .entry(bucket.to_string())
-                .or_insert_with(|| Lease { window, runs: VecDeque::new() });
+            let lease = leases.entry(bucket.to_string()).or_insert_with(|| Lease {
+                window,
+                runs: VecDeque::new(),
+            });
             if lease.window != window {
-                *lease = Lease { window, runs: VecDeque::new() };
+                *lease = Lease {
+                    window,
+                    runs: VecDeque::new(),
+                };
             }
             lease.runs.push_back((first + 1, reserved.count));
         }
-        Ok(WindowCount { count: first, resets_in_secs: reserved.resets_in_secs })
+        Ok(WindowCount {
+            count: first,
+            resets_in_secs: reserved.resets_in_secs,
+        })
     }
 }

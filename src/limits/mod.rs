@@ -7,11 +7,11 @@ use crate::{
     state::AppState,
 };
 use lease::LeasedWindows;
-use std::sync::Arc;
 use poem::{
     http::{header, HeaderValue, StatusCode},
     Endpoint, IntoResponse, Middleware, Request, Response,
 };
+use std::sync::Arc;
 
 pub mod lease;
 
@@ -28,7 +28,10 @@ pub struct RateLimit {
 impl RateLimit {
     pub fn new(state: &AppState) -> Self {
         let leasing = state.hot.redis.is_some();
-        Self { state: state.clone(), windows: Arc::new(LeasedWindows::new(state.hot.limits.clone(), leasing)) }
+        Self {
+            state: state.clone(),
+            windows: Arc::new(LeasedWindows::new(state.hot.limits.clone(), leasing)),
+        }
     }
 }
 
@@ -36,7 +39,11 @@ impl<E: Endpoint> Middleware<E> for RateLimit {
     type Output = RateLimitEndpoint<E>;
 
     fn transform(&self, inner: E) -> Self::Output {
-        RateLimitEndpoint { inner, state: self.state.clone(), windows: self.windows.clone() }
+        RateLimitEndpoint {
+            inner,
+            state: self.state.clone(),
+            windows: self.windows.clone(),
+        }
     }
 }
 
@@ -58,10 +65,16 @@ impl<E: Endpoint> Endpoint for RateLimitEndpoint<E> {
         let (bucket, limit) = bucket_of(&self.state, &identity, &req);
         req.extensions_mut().insert(identity);
         if exempt {
-            return Ok(respond(self.inner.call(req).await.map(IntoResponse::into_response)));
+            return Ok(respond(
+                self.inner.call(req).await.map(IntoResponse::into_response),
+            ));
         }
 
-        let window = match self.windows.hit(&bucket, limit, WINDOW_SECS, self.state.now()).await {
+        let window = match self
+            .windows
+            .hit(&bucket, limit, WINDOW_SECS, self.state.now())
+            .await
+        {
             Ok(window) => Some(window),
             Err(error) => {
                 // Failing open keeps the game running while the hot store recovers; readiness
@@ -71,13 +84,18 @@ impl<E: Endpoint> Endpoint for RateLimitEndpoint<E> {
             }
         };
         let Some(window) = window else {
-            return Ok(respond(self.inner.call(req).await.map(IntoResponse::into_response)));
+            return Ok(respond(
+                self.inner.call(req).await.map(IntoResponse::into_response),
+            ));
         };
         let remaining = limit.saturating_sub(window.count);
         let mut response = if window.count > limit {
             let mut error = ApiError::new(StatusCode::TOO_MANY_REQUESTS, "Too Many Requests")
                 .with("statusCode", 429)
-                .with("message", "Too many requests, please try again in 60 seconds.");
+                .with(
+                    "message",
+                    "Too many requests, please try again in 60 seconds.",
+                );
             error.retry_after = Some(window.resets_in_secs);
             error.as_response_json()
         } else {
@@ -86,7 +104,10 @@ impl<E: Endpoint> Endpoint for RateLimitEndpoint<E> {
         let headers = response.headers_mut();
         headers.insert("x-ratelimit-limit", HeaderValue::from(limit));
         headers.insert("x-ratelimit-remaining", HeaderValue::from(remaining));
-        headers.insert("x-ratelimit-reset", HeaderValue::from(window.resets_in_secs));
+        headers.insert(
+            "x-ratelimit-reset",
+            HeaderValue::from(window.resets_in_secs),
+        );
         Ok(response)
     }
 }
@@ -125,7 +146,10 @@ async fn identify(state: &AppState, req: &Request) -> Result<Identity, ApiError>
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
         .map(|t| t.trim().to_string())
         .or_else(|| access_token_param(req));
     Ok(match token {

@@ -39,7 +39,9 @@ impl SmtpMailer {
         let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(smtp_url)?
             .timeout(Some(std::time::Duration::from_secs(10)))
             .build();
-        let from = from.parse().map_err(|e| anyhow::anyhow!("invalid --mail-from: {e}"))?;
+        let from = from
+            .parse()
+            .map_err(|e| anyhow::anyhow!("invalid --mail-from: {e}"))?;
         Ok(Self { transport, from })
     }
 }

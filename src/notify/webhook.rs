@@ -110,7 +110,12 @@ fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
         return Some(tail()); // NAT64 64:ff9b::a.b.c.d
     }
     if s[0] == 0x2002 {
-        return Some(Ipv4Addr::new((s[1] >> 8) as u8, s[1] as u8, (s[2] >> 8) as u8, s[2] as u8));
+        return Some(Ipv4Addr::new(
+            (s[1] >> 8) as u8,
+            s[1] as u8,
+            (s[2] >> 8) as u8,
+            s[2] as u8,
+        ));
     }
     None
 }
@@ -124,18 +129,34 @@ pub struct Target {
 
 /// Resolves the URL's host (giving up after `lookup_timeout`) and checks every address. With
 /// `allow_private` nothing is refused.
-pub async fn check(url: &Url, allow_private: bool, lookup_timeout: Duration) -> Result<Target, WebhookError> {
-    let port = url.port_or_known_default().ok_or(WebhookError::InvalidUrl)?;
+pub async fn check(
+    url: &Url,
+    allow_private: bool,
+    lookup_timeout: Duration,
+) -> Result<Target, WebhookError> {
+    let port = url
+        .port_or_known_default()
+        .ok_or(WebhookError::InvalidUrl)?;
     let host = url.host_str().ok_or(WebhookError::InvalidUrl)?;
     // The URL parser already normalised IP literals (`0x7f000001`, `[::ffff:7f00:1]`, ...).
-    if let Ok(ip) = host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>() {
+    if let Ok(ip) = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+    {
         return literal(url, ip, allow_private);
     }
     let host = host.to_string();
     if allow_private {
-        return Ok(Target { url: url.clone(), pinned: None });
+        return Ok(Target {
+            url: url.clone(),
+            pinned: None,
+        });
     }
-    let lookup = tokio::time::timeout(lookup_timeout, tokio::net::lookup_host((host.as_str(), port)));
+    let lookup = tokio::time::timeout(
+        lookup_timeout,
+        tokio::net::lookup_host((host.as_str(), port)),
+    );
     let addresses: Vec<SocketAddr> = match lookup.await {
         Ok(Ok(found)) => found.collect(),
         _ => return Err(WebhookError::Unresolvable),
@@ -146,19 +167,29 @@ pub async fn check(url: &Url, allow_private: bool, lookup_timeout: Duration) -> 
     if addresses.iter().any(|a| is_forbidden(a.ip())) {
         return Err(WebhookError::Forbidden);
     }
-    Ok(Target { url: url.clone(), pinned: Some((host, addresses[0])) })
+    Ok(Target {
+        url: url.clone(),
+        pinned: Some((host, addresses[0])),
+    })
 }
 
 fn literal(url: &Url, ip: IpAddr, allow_private: bool) -> Result<Target, WebhookError> {
     if !allow_private && is_forbidden(ip) {
         return Err(WebhookError::Forbidden);
     }
-    Ok(Target { url: url.clone(), pinned: None })
+    Ok(Target {
+        url: url.clone(),
+        pinned: None,
+    })
 }
 
 /// POSTs `body` as JSON to the webhook. A 429 is retried after the receiver's `retry_after`
 /// (JSON body, as Discord sends it, or the `Retry-After` header) when that is short.
-pub async fn post_json(raw_url: &str, body: &Value, allow_private: bool) -> Result<(), WebhookError> {
+pub async fn post_json(
+    raw_url: &str,
+    body: &Value,
+    allow_private: bool,
+) -> Result<(), WebhookError> {
     let url = parse_url(raw_url)?;
     let target = check(&url, allow_private, TIMEOUT).await?;
     let mut builder = reqwest::Client::builder()
@@ -172,13 +203,18 @@ pub async fn post_json(raw_url: &str, body: &Value, allow_private: bool) -> Resu
     }
     let client = builder.build().map_err(|_| WebhookError::Connect)?;
     for attempt in 1..=MAX_ATTEMPTS {
-        let response = client.post(target.url.clone()).json(body).send().await.map_err(|e| {
-            if e.is_timeout() {
-                WebhookError::Timeout
-            } else {
-                WebhookError::Connect
-            }
-        })?;
+        let response = client
+            .post(target.url.clone())
+            .json(body)
+            .send()
+            .await
+            .map_err(|e| {
+                if e.is_timeout() {
+                    WebhookError::Timeout
+                } else {
+                    WebhookError::Connect
+                }
+            })?;
         let status = response.status();
         if status.is_success() {
             return Ok(());
@@ -191,7 +227,9 @@ pub async fn post_json(raw_url: &str, body: &Value, allow_private: bool) -> Resu
         }
         let wait = retry_after(response).await;
         match wait {
-            Some(wait) if wait <= MAX_RETRY_WAIT && attempt < MAX_ATTEMPTS => tokio::time::sleep(wait).await,
+            Some(wait) if wait <= MAX_RETRY_WAIT && attempt < MAX_ATTEMPTS => {
+                tokio::time::sleep(wait).await
+            }
             _ => return Err(WebhookError::RateLimited),
         }
     }
@@ -205,8 +243,15 @@ async fn retry_after(response: reqwest::Response) -> Option<Duration> {
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<f64>().ok());
-    let body: Option<Value> = tokio::time::timeout(TIMEOUT, response.json()).await.ok().and_then(Result::ok);
-    let seconds = body.as_ref().and_then(|b| b.get("retry_after")).and_then(Value::as_f64).or(header)?;
+    let body: Option<Value> = tokio::time::timeout(TIMEOUT, response.json())
+        .await
+        .ok()
+        .and_then(Result::ok);
+    let seconds = body
+        .as_ref()
+        .and_then(|b| b.get("retry_after"))
+        .and_then(Value::as_f64)
+        .or(header)?;
     (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
 }
 
@@ -217,22 +262,57 @@ mod tests {
     #[test]
     fn refuses_internal_addresses_in_every_spelling() {
         let forbidden = [
-            "127.0.0.1", "127.8.9.10", "0.0.0.0", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1",
-            "169.254.169.254", "100.64.0.1", "100.100.100.200", "224.0.0.1", "255.255.255.255", "240.0.0.1",
-            "192.0.0.192", "::", "::1", "::ffff:127.0.0.1", "::ffff:169.254.169.254", "::ffff:10.0.0.1",
-            "::127.0.0.1", "64:ff9b::a9fe:a9fe", "2002:7f00:1::", "fe80::1", "fd00:ec2::254", "fc00::1", "ff02::1",
+            "127.0.0.1",
+            "127.8.9.10",
+            "0.0.0.0",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "100.100.100.200",
+            "224.0.0.1",
+            "255.255.255.255",
+            "240.0.0.1",
+            "192.0.0.192",
+            "::",
+            "::1",
+            "::ffff:127.0.0.1",
+            "::ffff:169.254.169.254",
+            "::ffff:10.0.0.1",
+            "::127.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+            "2002:7f00:1::",
+            "fe80::1",
+            "fd00:ec2::254",
+            "fc00::1",
+            "ff02::1",
         ];
         for raw in forbidden {
             assert!(is_forbidden(raw.parse().unwrap()), "{raw} must be refused");
         }
-        for raw in ["93.184.216.34", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:8.8.8.8"] {
+        for raw in [
+            "93.184.216.34",
+            "1.1.1.1",
+            "172.32.0.1",
+            "100.128.0.1",
+            "2606:4700::1111",
+            "::ffff:8.8.8.8",
+        ] {
             assert!(!is_forbidden(raw.parse().unwrap()), "{raw} is public");
         }
     }
 
     #[test]
     fn parses_only_plain_http_urls() {
-        for bad in ["ftp://example.com/x", "not a url", "http://user:pw@example.com/", "file:///etc/passwd", "javascript:alert(1)"] {
+        for bad in [
+            "ftp://example.com/x",
+            "not a url",
+            "http://user:pw@example.com/",
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+        ] {
             assert!(parse_url(bad).is_err(), "{bad}");
         }
         assert!(parse_url("https://discord.com/api/webhooks/1/abc").is_ok());

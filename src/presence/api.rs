@@ -1,7 +1,10 @@
 //! Activity and presence routes: `POST|DELETE /v1/activity` and `GET /v1/presence[/{player_id}]`
 //! (game side), `GET /v1/activity/live` and the WebSocket `GET /v1/activity/stream` (dashboard).
 use super::{
-    service::{self, parse_activity, parse_details, parse_page, parse_player_id, parse_session_id, parse_status},
+    service::{
+        self, parse_activity, parse_details, parse_page, parse_player_id, parse_session_id,
+        parse_status,
+    },
     stream,
 };
 use crate::{
@@ -91,7 +94,11 @@ impl PresenceApi {
     /// Refreshes the player's presence; a player without an update for 10 minutes reads as
     /// offline.
     #[oai(path = "/activity", method = "post", operation_id = "setActivity")]
-    async fn set_activity(&self, auth: ApiKeyAuth, body: Json<SetActivity>) -> poem::Result<Json<Success>> {
+    async fn set_activity(
+        &self,
+        auth: ApiKeyAuth,
+        body: Json<SetActivity>,
+    ) -> poem::Result<Json<Success>> {
         let body = body.0;
         let entry = PresenceEntry {
             player_id: parse_player_id(&body.player_id)?,
@@ -101,13 +108,22 @@ impl PresenceApi {
             data: parse_details(body.details)?,
             updated_at: self.state.now(),
         };
-        self.state.hot.presence.set(auth.0.game_id, &entry).await.map_err(crate::error::ApiError::from)?;
+        self.state
+            .hot
+            .presence
+            .set(auth.0.game_id, &entry)
+            .await
+            .map_err(crate::error::ApiError::from)?;
         Ok(Json(Success { success: true }))
     }
 
     /// Clear a player's activity (e.g. on quit). 204 whether or not there was one.
     #[oai(path = "/activity", method = "delete", operation_id = "clearActivity")]
-    async fn clear_activity(&self, auth: ApiKeyAuth, body: Json<ClearActivity>) -> poem::Result<ActivityCleared> {
+    async fn clear_activity(
+        &self,
+        auth: ApiKeyAuth,
+        body: Json<ClearActivity>,
+    ) -> poem::Result<ActivityCleared> {
         let player_id = parse_player_id(&body.player_id)?;
         self.state
             .hot
@@ -131,13 +147,21 @@ impl PresenceApi {
         limit: Query<Option<i64>>,
         offset: Query<Option<i64>>,
     ) -> poem::Result<Json<PresenceList>> {
-        let status = status.0.as_deref().map(|raw| parse_status(Some(raw))).transpose()?;
+        let status = status
+            .0
+            .as_deref()
+            .map(|raw| parse_status(Some(raw)))
+            .transpose()?;
         let (limit, offset) = parse_page(limit.0, offset.0)?;
         let now = self.state.now();
         let page = self.page(auth.0.game_id, status, offset, limit).await?;
         Ok(Json(PresenceList {
             active_count: page.active_count,
-            players: page.entries.into_iter().map(|entry| presence_item(entry, now)).collect(),
+            players: page
+                .entries
+                .into_iter()
+                .map(|entry| presence_item(entry, now))
+                .collect(),
         }))
     }
 
@@ -145,8 +169,16 @@ impl PresenceApi {
     ///
     /// `offline` after 10 minutes of silence; kept for 24 hours after the last update; 404 for
     /// a player with no presence.
-    #[oai(path = "/presence/:player_id", method = "get", operation_id = "getPresence")]
-    async fn get_presence(&self, auth: ApiKeyAuth, player_id: Path<String>) -> poem::Result<Json<PresenceItem>> {
+    #[oai(
+        path = "/presence/:player_id",
+        method = "get",
+        operation_id = "getPresence"
+    )]
+    async fn get_presence(
+        &self,
+        auth: ApiKeyAuth,
+        player_id: Path<String>,
+    ) -> poem::Result<Json<PresenceItem>> {
         let now = self.state.now();
         let entry = self
             .state
@@ -163,7 +195,11 @@ impl PresenceApi {
     ///
     /// Players who are not offline, most recently updated first. Paged like
     /// `GET /v1/presence`: `limit` 1 to 1000 (default 100), `offset`.
-    #[oai(path = "/activity/live", method = "get", operation_id = "listLiveActivity")]
+    #[oai(
+        path = "/activity/live",
+        method = "get",
+        operation_id = "listLiveActivity"
+    )]
     async fn live(
         &self,
         auth: BearerAuth,
@@ -193,7 +229,11 @@ impl PresenceApi {
     /// activity, details, session_id, updated_at), `activity.cleared` (cleared_at) or
     /// `presence.offline` (last_updated). Browsers, which cannot set headers on a WebSocket,
     /// pass the token as `access_token`.
-    #[oai(path = "/activity/stream", method = "get", operation_id = "streamActivity")]
+    #[oai(
+        path = "/activity/stream",
+        method = "get",
+        operation_id = "streamActivity"
+    )]
     async fn stream(
         &self,
         auth: BearerAuth,
@@ -204,9 +244,16 @@ impl PresenceApi {
         websocket: WebSocket,
     ) -> poem::Result<BoxWebSocketUpgraded> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
-        let subscription =
-            self.state.hot.presence.subscribe(game_id.0).await.map_err(crate::error::ApiError::from)?;
-        Ok(websocket.on_upgrade(move |socket| stream::pump(socket, subscription)).boxed())
+        let subscription = self
+            .state
+            .hot
+            .presence
+            .subscribe(game_id.0)
+            .await
+            .map_err(crate::error::ApiError::from)?;
+        Ok(websocket
+            .on_upgrade(move |socket| stream::pump(socket, subscription))
+            .boxed())
     }
 }
 
@@ -218,7 +265,12 @@ impl PresenceApi {
         offset: u64,
         limit: u64,
     ) -> Result<PresencePage, crate::error::ApiError> {
-        Ok(self.state.hot.presence.active(game_id, status, self.state.now(), offset, limit).await?)
+        Ok(self
+            .state
+            .hot
+            .presence
+            .active(game_id, status, self.state.now(), offset, limit)
+            .await?)
     }
 }
 

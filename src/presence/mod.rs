@@ -11,5 +11,7 @@ pub use service::schedule;
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
-    api::PresenceApi { state: state.clone() }
+    api::PresenceApi {
+        state: state.clone(),
+    }
 }

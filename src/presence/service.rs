@@ -64,7 +64,9 @@ pub fn parse_player_id(raw: &str) -> Result<String, PresenceError> {
 
 pub fn parse_session_id(raw: Option<String>) -> Result<Option<String>, PresenceError> {
     match raw {
-        Some(session) if session.chars().count() > MAX_SESSION_ID_LENGTH => Err(PresenceError::SessionId),
+        Some(session) if session.chars().count() > MAX_SESSION_ID_LENGTH => {
+            Err(PresenceError::SessionId)
+        }
         Some(session) if session.is_empty() => Ok(None),
         other => Ok(other),
     }
@@ -81,7 +83,9 @@ pub fn parse_activity(raw: &str) -> Result<String, PresenceError> {
 pub fn parse_details(raw: Option<Value>) -> Result<Value, PresenceError> {
     match raw {
         None | Some(Value::Null) => Ok(Value::Object(Default::default())),
-        Some(details @ Value::Object(_)) if details.to_string().len() <= MAX_DETAILS_BYTES => Ok(details),
+        Some(details @ Value::Object(_)) if details.to_string().len() <= MAX_DETAILS_BYTES => {
+            Ok(details)
+        }
         Some(_) => Err(PresenceError::Details),
     }
 }
@@ -109,11 +113,17 @@ pub fn parse_page(limit: Option<i64>, offset: Option<i64>) -> Result<(u64, u64),
 
 /// One run of the offline check: announces every entry that went silent since the last run.
 /// Safe on any number of nodes at once: each entry is claimed by exactly one of them.
-pub async fn announce_offline(state: &AppState) -> Result<Vec<WentOffline>, crate::store::hot::HotError> {
+pub async fn announce_offline(
+    state: &AppState,
+) -> Result<Vec<WentOffline>, crate::store::hot::HotError> {
     let mut announced = Vec::new();
     // Bounded so one run never monopolises the worker; the rest waits for the next run.
     for _ in 0..10 {
-        let batch = state.hot.presence.announce_offline(state.now(), OFFLINE_CHECK_BATCH).await?;
+        let batch = state
+            .hot
+            .presence
+            .announce_offline(state.now(), OFFLINE_CHECK_BATCH)
+            .await?;
         let done = batch.len() < OFFLINE_CHECK_BATCH;
         announced.extend(batch);
         if done {
@@ -124,17 +134,23 @@ pub async fn announce_offline(state: &AppState) -> Result<Vec<WentOffline>, crat
 }
 
 /// Adds the offline check to the worker.
-pub async fn schedule(scheduler: &tokio_cron_scheduler::JobScheduler, state: &AppState) -> anyhow::Result<()> {
+pub async fn schedule(
+    scheduler: &tokio_cron_scheduler::JobScheduler,
+    state: &AppState,
+) -> anyhow::Result<()> {
     let state = state.clone();
     scheduler
-        .add(tokio_cron_scheduler::Job::new_repeated_async(OFFLINE_CHECK_EVERY, move |_id, _scheduler| {
-            let state = state.clone();
-            Box::pin(async move {
-                if let Err(error) = announce_offline(&state).await {
-                    tracing::warn!(error.cause_chain = ?error, "presence offline check failed");
-                }
-            })
-        })?)
+        .add(tokio_cron_scheduler::Job::new_repeated_async(
+            OFFLINE_CHECK_EVERY,
+            move |_id, _scheduler| {
+                let state = state.clone();
+                Box::pin(async move {
+                    if let Err(error) = announce_offline(&state).await {
+                        tracing::warn!(error.cause_chain = ?error, "presence offline check failed");
+                    }
+                })
+            },
+        )?)
         .await?;
     Ok(())
 }

@@ -28,29 +28,66 @@ pub enum Deleted {
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Saves")]
 impl SavesAdminApi {
     /// A player's save slots with their versions and sizes (any member).
-    #[oai(path = "/:game_id/saves/:player_id", method = "get", operation_id = "listPlayerSaves")]
-    async fn list(&self, auth: BearerAuth, game_id: Path<Uuid>, player_id: Path<String>) -> poem::Result<Json<SlotList>> {
+    #[oai(
+        path = "/:game_id/saves/:player_id",
+        method = "get",
+        operation_id = "listPlayerSaves"
+    )]
+    async fn list(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        player_id: Path<String>,
+    ) -> poem::Result<Json<SlotList>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let player = PlayerId::parse(&player_id).map_err(ApiError::from)?;
-        let slots = service::list(&self.state.db, game_id.0, &player).await.map_err(ApiError::from)?;
+        let slots = service::list(&self.state.db, game_id.0, &player)
+            .await
+            .map_err(ApiError::from)?;
         Ok(Json(slot_list(&player, slots)))
     }
 
     /// One of a player's saves with its data (any member).
-    #[oai(path = "/:game_id/saves/:player_id/:slot", method = "get", operation_id = "getPlayerSave")]
-    async fn get(&self, auth: BearerAuth, game_id: Path<Uuid>, player_id: Path<String>, slot: Path<String>) -> poem::Result<SaveRead> {
+    #[oai(
+        path = "/:game_id/saves/:player_id/:slot",
+        method = "get",
+        operation_id = "getPlayerSave"
+    )]
+    async fn get(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        player_id: Path<String>,
+        slot: Path<String>,
+    ) -> poem::Result<SaveRead> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let key = save_key(game_id.0, &player_id, &slot)?;
-        let save = service::read(&self.state.db, &key).await.map_err(ApiError::from)?;
-        Ok(SaveRead::Ok(JsonText::<Save>::new(service::read_body(&save))))
+        let save = service::read(&self.state.db, &key)
+            .await
+            .map_err(ApiError::from)?;
+        Ok(SaveRead::Ok(JsonText::<Save>::new(service::read_body(
+            &save,
+        ))))
     }
 
     /// Delete one of a player's saves (editor or owner); 404 when absent.
-    #[oai(path = "/:game_id/saves/:player_id/:slot", method = "delete", operation_id = "deletePlayerSave")]
-    async fn delete(&self, auth: BearerAuth, game_id: Path<Uuid>, player_id: Path<String>, slot: Path<String>) -> poem::Result<Deleted> {
+    #[oai(
+        path = "/:game_id/saves/:player_id/:slot",
+        method = "delete",
+        operation_id = "deletePlayerSave"
+    )]
+    async fn delete(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        player_id: Path<String>,
+        slot: Path<String>,
+    ) -> poem::Result<Deleted> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let key = save_key(game_id.0, &player_id, &slot)?;
-        service::delete(&self.state.db, &key, None).await.map_err(ApiError::from)?;
+        service::delete(&self.state.db, &key, None)
+            .await
+            .map_err(ApiError::from)?;
         Ok(Deleted::NoContent)
     }
 }

@@ -110,17 +110,29 @@ pub fn slot_list(player: &PlayerId, slots: Vec<service::SlotSummary>) -> SlotLis
         player_id: player.as_str().to_string(),
         saves: slots
             .into_iter()
-            .map(|s| SlotInfo { slot: s.slot, version: s.version, size_bytes: s.size_bytes, updated_at: timestamp(s.updated_at) })
+            .map(|s| SlotInfo {
+                slot: s.slot,
+                version: s.version,
+                size_bytes: s.size_bytes,
+                updated_at: timestamp(s.updated_at),
+            })
             .collect(),
     }
 }
 
 pub fn save_key(game_id: Uuid, player_id: &str, slot: &str) -> Result<SaveKey, ApiError> {
-    Ok(SaveKey { game_id, player: PlayerId::parse(player_id)?, slot: SlotName::parse(slot)? })
+    Ok(SaveKey {
+        game_id,
+        player: PlayerId::parse(player_id)?,
+        slot: SlotName::parse(slot)?,
+    })
 }
 
 pub fn conflict(error: &SaveError, stored: i64) -> Json<VersionConflict> {
-    Json(VersionConflict { error: error.to_string(), version: stored })
+    Json(VersionConflict {
+        error: error.to_string(),
+        version: stored,
+    })
 }
 
 #[OpenApi(prefix_path = "/v1/saves", tag = "ApiTags::Saves")]
@@ -128,10 +140,18 @@ impl SavesApi {
     /// Write a save slot. Send the version you last read (0 to create the slot): if someone
     /// wrote it since, nothing is written and the answer is 409 with the stored version.
     #[oai(path = "/:player_id/:slot", method = "put", operation_id = "putSave")]
-    async fn put(&self, auth: ApiKeyAuth, player_id: Path<String>, slot: Path<String>, body: Json<SaveWrite>) -> poem::Result<SaveWritten> {
+    async fn put(
+        &self,
+        auth: ApiKeyAuth,
+        player_id: Path<String>,
+        slot: Path<String>,
+        body: Json<SaveWrite>,
+    ) -> poem::Result<SaveWritten> {
         let key = save_key(auth.0.game_id, &player_id, &slot)?;
         let written = match SaveData::parse(&body.data.0) {
-            Ok(data) => service::write(&self.state.db, &key, data, body.version, self.state.now()).await,
+            Ok(data) => {
+                service::write(&self.state.db, &key, data, body.version, self.state.now()).await
+            }
             Err(error) => Err(error),
         };
         match written {
@@ -140,41 +160,70 @@ impl SavesApi {
                 version: written.version,
                 updated_at: timestamp(written.updated_at),
             }))),
-            Err(error @ SaveError::VersionConflict { stored }) => Ok(SaveWritten::Conflict(conflict(&error, stored))),
-            Err(error @ SaveError::TooLarge { received }) => Ok(SaveWritten::TooLarge(Json(SaveTooLarge {
-                error: error.to_string(),
-                limit: service::MAX_DATA_BYTES as u64,
-                received: Some(received as u64),
-            }))),
+            Err(error @ SaveError::VersionConflict { stored }) => {
+                Ok(SaveWritten::Conflict(conflict(&error, stored)))
+            }
+            Err(error @ SaveError::TooLarge { received }) => {
+                Ok(SaveWritten::TooLarge(Json(SaveTooLarge {
+                    error: error.to_string(),
+                    limit: service::MAX_DATA_BYTES as u64,
+                    received: Some(received as u64),
+                })))
+            }
             Err(error) => Err(ApiError::from(error).into()),
         }
     }
 
     /// Read a save slot (404 when the player has no such slot).
     #[oai(path = "/:player_id/:slot", method = "get", operation_id = "getSave")]
-    async fn get(&self, auth: ApiKeyAuth, player_id: Path<String>, slot: Path<String>) -> poem::Result<SaveRead> {
+    async fn get(
+        &self,
+        auth: ApiKeyAuth,
+        player_id: Path<String>,
+        slot: Path<String>,
+    ) -> poem::Result<SaveRead> {
         let key = save_key(auth.0.game_id, &player_id, &slot)?;
-        let save = service::read(&self.state.db, &key).await.map_err(ApiError::from)?;
+        let save = service::read(&self.state.db, &key)
+            .await
+            .map_err(ApiError::from)?;
         Ok(SaveRead::Ok(JsonText::new(service::read_body(&save))))
     }
 
     /// Delete a save slot (404 when absent). With `?version=`, only while the slot still has
     /// that version (409 with the stored version otherwise).
-    #[oai(path = "/:player_id/:slot", method = "delete", operation_id = "deleteSave")]
-    async fn delete(&self, auth: ApiKeyAuth, player_id: Path<String>, slot: Path<String>, version: Query<Option<i64>>) -> poem::Result<SaveDeleted> {
+    #[oai(
+        path = "/:player_id/:slot",
+        method = "delete",
+        operation_id = "deleteSave"
+    )]
+    async fn delete(
+        &self,
+        auth: ApiKeyAuth,
+        player_id: Path<String>,
+        slot: Path<String>,
+        version: Query<Option<i64>>,
+    ) -> poem::Result<SaveDeleted> {
         let key = save_key(auth.0.game_id, &player_id, &slot)?;
         match service::delete(&self.state.db, &key, version.0).await {
             Ok(()) => Ok(SaveDeleted::NoContent),
-            Err(error @ SaveError::VersionConflict { stored }) => Ok(SaveDeleted::Conflict(conflict(&error, stored))),
+            Err(error @ SaveError::VersionConflict { stored }) => {
+                Ok(SaveDeleted::Conflict(conflict(&error, stored)))
+            }
             Err(error) => Err(ApiError::from(error).into()),
         }
     }
 
     /// The player's save slots with their versions and sizes (without the data).
     #[oai(path = "/:player_id", method = "get", operation_id = "listSaves")]
-    async fn list(&self, auth: ApiKeyAuth, player_id: Path<String>) -> poem::Result<Json<SlotList>> {
+    async fn list(
+        &self,
+        auth: ApiKeyAuth,
+        player_id: Path<String>,
+    ) -> poem::Result<Json<SlotList>> {
         let player = PlayerId::parse(&player_id).map_err(ApiError::from)?;
-        let slots = service::list(&self.state.db, auth.0.game_id, &player).await.map_err(ApiError::from)?;
+        let slots = service::list(&self.state.db, auth.0.game_id, &player)
+            .await
+            .map_err(ApiError::from)?;
         Ok(Json(slot_list(&player, slots)))
     }
 }

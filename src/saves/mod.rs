@@ -9,7 +9,14 @@ use poem::http::Method;
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
-    (api::SavesApi { state: state.clone() }, admin_api::SavesAdminApi { state: state.clone() })
+    (
+        api::SavesApi {
+            state: state.clone(),
+        },
+        admin_api::SavesAdminApi {
+            state: state.clone(),
+        },
+    )
 }
 
 /// Room in a save write's body for the `{"data": ..., "version": n}` around the data.
@@ -18,7 +25,8 @@ const ENVELOPE_BYTES: usize = 64 * 1024;
 /// The request body cap of a route when it differs from the 1 MiB every other route has:
 /// a save write may carry a full 1 MiB of data plus its envelope.
 pub fn body_limit(method: &Method, path: &str) -> Option<usize> {
-    (method == Method::PUT && path.starts_with("/v1/saves/")).then_some(service::MAX_DATA_BYTES + ENVELOPE_BYTES)
+    (method == Method::PUT && path.starts_with("/v1/saves/"))
+        .then_some(service::MAX_DATA_BYTES + ENVELOPE_BYTES)
 }
 
 /// The 413 for a save write whose body is over `body_limit` (its data is then surely too big).

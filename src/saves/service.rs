@@ -40,13 +40,16 @@ pub enum SaveError {
 impl From<SaveError> for ApiError {
     fn from(error: SaveError) -> Self {
         match error {
-            SaveError::InvalidPlayerId | SaveError::InvalidSlot | SaveError::MissingData | SaveError::InvalidVersion => {
-                ApiError::bad_request(error.to_string())
-            }
+            SaveError::InvalidPlayerId
+            | SaveError::InvalidSlot
+            | SaveError::MissingData
+            | SaveError::InvalidVersion => ApiError::bad_request(error.to_string()),
             SaveError::TooLarge { received } => ApiError::payload_too_large(error.to_string())
                 .with("limit", MAX_DATA_BYTES)
                 .with("received", received),
-            SaveError::VersionConflict { stored } => ApiError::conflict(error.to_string()).with("version", stored),
+            SaveError::VersionConflict { stored } => {
+                ApiError::conflict(error.to_string()).with("version", stored)
+            }
             SaveError::NotFound => ApiError::not_found(error.to_string()),
             SaveError::Storage(error) => ApiError::from(error),
         }
@@ -60,7 +63,9 @@ pub struct PlayerId(String);
 
 impl PlayerId {
     pub fn parse(raw: &str) -> Result<Self, SaveError> {
-        if valid_name(raw, MAX_PLAYER_ID_CHARS, |c| c.is_ascii_alphanumeric() || "_-.:@|".contains(c)) {
+        if valid_name(raw, MAX_PLAYER_ID_CHARS, |c| {
+            c.is_ascii_alphanumeric() || "_-.:@|".contains(c)
+        }) {
             Ok(Self(raw.to_string()))
         } else {
             Err(SaveError::InvalidPlayerId)
@@ -78,7 +83,9 @@ pub struct SlotName(String);
 
 impl SlotName {
     pub fn parse(raw: &str) -> Result<Self, SaveError> {
-        if valid_name(raw, MAX_SLOT_CHARS, |c| c.is_ascii_alphanumeric() || "_-.".contains(c)) {
+        if valid_name(raw, MAX_SLOT_CHARS, |c| {
+            c.is_ascii_alphanumeric() || "_-.".contains(c)
+        }) {
             Ok(Self(raw.to_string()))
         } else {
             Err(SaveError::InvalidSlot)
@@ -92,7 +99,10 @@ impl SlotName {
 
 /// Length and charset, and never `.` or `..` (clients collapse those path segments).
 fn valid_name(raw: &str, max: usize, allowed: impl Fn(char) -> bool) -> bool {
-    !raw.is_empty() && raw.len() <= max && raw.chars().all(allowed) && !raw.chars().all(|c| c == '.')
+    !raw.is_empty()
+        && raw.len() <= max
+        && raw.chars().all(allowed)
+        && !raw.chars().all(|c| c == '.')
 }
 
 /// Where one save lives.
@@ -121,7 +131,9 @@ impl SaveData {
         }
         let text = data.to_string();
         if text.len() > MAX_DATA_BYTES {
-            return Err(SaveError::TooLarge { received: text.len() });
+            return Err(SaveError::TooLarge {
+                received: text.len(),
+            });
         }
         Ok(Self(text))
     }
@@ -137,7 +149,13 @@ pub struct Written {
 /// racing from the same version exactly one succeeds; the others get `VersionConflict` with
 /// the version now stored (0 when the slot is absent).
 #[tracing::instrument(skip_all, fields(game_id = %key.game_id))]
-pub async fn write(db: &Db, key: &SaveKey, data: SaveData, expected: i64, now: DateTime<Utc>) -> Result<Written, SaveError> {
+pub async fn write(
+    db: &Db,
+    key: &SaveKey,
+    data: SaveData,
+    expected: i64,
+    now: DateTime<Utc>,
+) -> Result<Written, SaveError> {
     if expected < 0 {
         return Err(SaveError::InvalidVersion);
     }
@@ -155,9 +173,13 @@ pub async fn write(db: &Db, key: &SaveKey, data: SaveData, expected: i64, now: D
         };
         saves::Entity::insert(row)
             .on_conflict(
-                OnConflict::columns([saves::Column::GameId, saves::Column::PlayerId, saves::Column::Slot])
-                    .do_nothing()
-                    .to_owned(),
+                OnConflict::columns([
+                    saves::Column::GameId,
+                    saves::Column::PlayerId,
+                    saves::Column::Slot,
+                ])
+                .do_nothing()
+                .to_owned(),
             )
             .exec_without_returning(db)
             .await?
@@ -174,9 +196,14 @@ pub async fn write(db: &Db, key: &SaveKey, data: SaveData, expected: i64, now: D
         false
     };
     if won {
-        return Ok(Written { version: expected + 1, updated_at: now });
+        return Ok(Written {
+            version: expected + 1,
+            updated_at: now,
+        });
     }
-    Err(SaveError::VersionConflict { stored: stored_version(db, key).await?.unwrap_or(0) })
+    Err(SaveError::VersionConflict {
+        stored: stored_version(db, key).await?.unwrap_or(0),
+    })
 }
 
 async fn stored_version(db: &Db, key: &SaveKey) -> Result<Option<i64>, SaveError> {
@@ -190,7 +217,10 @@ async fn stored_version(db: &Db, key: &SaveKey) -> Result<Option<i64>, SaveError
 }
 
 pub async fn read(db: &Db, key: &SaveKey) -> Result<saves::Model, SaveError> {
-    key.filter(saves::Entity::find()).one(db).await?.ok_or(SaveError::NotFound)
+    key.filter(saves::Entity::find())
+        .one(db)
+        .await?
+        .ok_or(SaveError::NotFound)
 }
 
 /// The JSON body of a read, `{slot, version, data, updated_at}`, with the stored data spliced
@@ -214,10 +244,19 @@ pub struct SlotSummary {
 }
 
 /// The player's slots, by name.
-pub async fn list(db: &Db, game_id: Uuid, player: &PlayerId) -> Result<Vec<SlotSummary>, SaveError> {
+pub async fn list(
+    db: &Db,
+    game_id: Uuid,
+    player: &PlayerId,
+) -> Result<Vec<SlotSummary>, SaveError> {
     let rows = saves::Entity::find()
         .select_only()
-        .columns([saves::Column::Slot, saves::Column::Version, saves::Column::SizeBytes, saves::Column::UpdatedAt])
+        .columns([
+            saves::Column::Slot,
+            saves::Column::Version,
+            saves::Column::SizeBytes,
+            saves::Column::UpdatedAt,
+        ])
         .filter(saves::Column::GameId.eq(game_id))
         .filter(saves::Column::PlayerId.eq(player.as_str()))
         .order_by_asc(saves::Column::Slot)
@@ -226,7 +265,12 @@ pub async fn list(db: &Db, game_id: Uuid, player: &PlayerId) -> Result<Vec<SlotS
         .await?;
     Ok(rows
         .into_iter()
-        .map(|(slot, version, size_bytes, updated_at)| SlotSummary { slot, version, size_bytes, updated_at })
+        .map(|(slot, version, size_bytes, updated_at)| SlotSummary {
+            slot,
+            version,
+            size_bytes,
+            updated_at,
+        })
         .collect())
 }
 

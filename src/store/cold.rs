@@ -35,7 +35,10 @@ pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
         return Migrator::up(db, None).await;
     }
     let pool = db.get_postgres_connection_pool();
-    let mut lock_conn = pool.acquire().await.map_err(|e| DbErr::Conn(sea_orm::RuntimeErr::SqlxError(e.into())))?;
+    let mut lock_conn = pool
+        .acquire()
+        .await
+        .map_err(|e| DbErr::Conn(sea_orm::RuntimeErr::SqlxError(e.into())))?;
     sea_orm::sqlx::query("SELECT pg_advisory_lock($1)")
         .bind(MIGRATION_LOCK_ID)
         .execute(&mut *lock_conn)

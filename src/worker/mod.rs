@@ -9,14 +9,17 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
     let scheduler = JobScheduler::new().await?;
     let cleanup_state = state.clone();
     scheduler
-        .add(Job::new_repeated_async(std::time::Duration::from_secs(3600), move |_id, _scheduler| {
-            let state = cleanup_state.clone();
-            Box::pin(async move {
-                if let Err(error) = purge_expired_reset_tokens(&state).await {
-                    tracing::warn!(error = %error, "purging expired reset tokens failed");
-                }
-            })
-        })?)
+        .add(Job::new_repeated_async(
+            std::time::Duration::from_secs(3600),
+            move |_id, _scheduler| {
+                let state = cleanup_state.clone();
+                Box::pin(async move {
+                    if let Err(error) = purge_expired_reset_tokens(&state).await {
+                        tracing::warn!(error = %error, "purging expired reset tokens failed");
+                    }
+                })
+            },
+        )?)
         .await?;
     crate::leaderboards::schedule(&scheduler, &state).await?;
     crate::alerts::schedule(&scheduler, &state).await?;

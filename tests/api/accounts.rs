@@ -32,20 +32,38 @@ async fn register_login_and_me() {
     assert_eq!(body["user"]["email"], "ada@studio.test");
     assert!(body["backendVersion"].as_str().unwrap().contains('.'));
     assert!(uuid::Uuid::parse_str(body["user"]["id"].as_str().unwrap()).is_ok());
-    assert!(body.to_string().find("argon2").is_none(), "no hash in responses");
+    assert!(
+        body.to_string().find("argon2").is_none(),
+        "no hash in responses"
+    );
 
     let (status, body) = login(&app, "ADA@studio.test", PASSWORD).await;
     assert_eq!(status, 200, "{body}");
     let token = body["token"].as_str().unwrap();
     assert!(body["backendVersion"].is_string());
 
-    let (status, me) = read(app.dashboard(Method::GET, "/v1/auth/me", token).send().await.unwrap()).await;
+    let (status, me) = read(
+        app.dashboard(Method::GET, "/v1/auth/me", token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200);
     assert_eq!(me["email"], "ada@studio.test");
-    assert_eq!(me["is_admin"], true, "the first account is the instance admin");
+    assert_eq!(
+        me["is_admin"], true,
+        "the first account is the instance admin"
+    );
 
     let second = app.register("bob@studio.test").await;
-    let (_, me) = read(app.dashboard(Method::GET, "/v1/auth/me", &second).send().await.unwrap()).await;
+    let (_, me) = read(
+        app.dashboard(Method::GET, "/v1/auth/me", &second)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(me["is_admin"], false);
 }
 
@@ -54,12 +72,31 @@ async fn registration_input_is_validated() {
     let app = spawn_app().await;
     app.register("taken@studio.test").await;
     let cases = [
-        (json!({ "email": "not-an-email", "password": PASSWORD }), 400, "bad email"),
-        (json!({ "email": "x@studio.test", "password": "short" }), 400, "short password"),
-        (json!({ "email": "TAKEN@studio.test", "password": PASSWORD }), 409, "duplicate e-mail, any case"),
+        (
+            json!({ "email": "not-an-email", "password": PASSWORD }),
+            400,
+            "bad email",
+        ),
+        (
+            json!({ "email": "x@studio.test", "password": "short" }),
+            400,
+            "short password",
+        ),
+        (
+            json!({ "email": "TAKEN@studio.test", "password": PASSWORD }),
+            409,
+            "duplicate e-mail, any case",
+        ),
     ];
     for (body, expected, case) in cases {
-        let (status, answer) = read(app.request(Method::POST, "/v1/auth/register").json(&body).send().await.unwrap()).await;
+        let (status, answer) = read(
+            app.request(Method::POST, "/v1/auth/register")
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, expected, "{case}: {answer}");
         assert!(answer["error"].is_string(), "{case}");
     }
@@ -101,22 +138,46 @@ async fn five_failures_lock_the_account_for_fifteen_minutes() {
 async fn tokens_expire_after_seven_days_and_foreign_algorithms_are_refused() {
     let app = spawn_app().await;
     let token = app.register("erin@studio.test").await;
-    let (status, _) = read(app.dashboard(Method::GET, "/v1/auth/me", &token).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(Method::GET, "/v1/auth/me", &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200);
 
     // alg "none" with the same claims
     let claims = token.split('.').nth(1).unwrap();
     let none_header = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0"; // {"alg":"none","typ":"JWT"}
     let forged = format!("{none_header}.{claims}.");
-    let (status, body) = read(app.dashboard(Method::GET, "/v1/auth/me", &forged).send().await.unwrap()).await;
+    let (status, body) = read(
+        app.dashboard(Method::GET, "/v1/auth/me", &forged)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 401, "{body}");
 
-    let (status, body) = read(app.request(Method::GET, "/v1/auth/me").send().await.unwrap()).await;
+    let (status, body) = read(
+        app.request(Method::GET, "/v1/auth/me")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 401);
     assert!(body["error"].is_string());
 
     app.clock.advance(Duration::days(7) + Duration::seconds(1));
-    let (status, body) = read(app.dashboard(Method::GET, "/v1/auth/me", &token).send().await.unwrap()).await;
+    let (status, body) = read(
+        app.dashboard(Method::GET, "/v1/auth/me", &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 401);
     assert_eq!(body["error"], "Token expired");
 }
@@ -129,7 +190,11 @@ async fn password_reset_by_email_works_once() {
 
     for email in ["frank@studio.test", "ghost@studio.test"] {
         let (status, body) = read(
-            app.request(Method::POST, "/v1/auth/forgot-password").json(&json!({ "email": email })).send().await.unwrap(),
+            app.request(Method::POST, "/v1/auth/forgot-password")
+                .json(&json!({ "email": email }))
+                .send()
+                .await
+                .unwrap(),
         )
         .await;
         assert_eq!(status, 202, "{body}");
@@ -139,19 +204,42 @@ async fn password_reset_by_email_works_once() {
     let token = token_in(&mail);
     assert_eq!(token.len(), 64);
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert!(sink.messages().iter().all(|m| !m.to.iter().any(|t| t.contains("ghost"))), "no mail to unknown addresses");
+    assert!(
+        sink.messages()
+            .iter()
+            .all(|m| !m.to.iter().any(|t| t.contains("ghost"))),
+        "no mail to unknown addresses"
+    );
 
     let reset = |token: String, password: &'static str| {
-        app.request(Method::POST, "/v1/auth/reset-password").json(&json!({ "token": token, "password": password }))
+        app.request(Method::POST, "/v1/auth/reset-password")
+            .json(&json!({ "token": token, "password": password }))
     };
-    let (status, body) = read(reset(token.clone(), "brand new password").send().await.unwrap()).await;
+    let (status, body) = read(
+        reset(token.clone(), "brand new password")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(login(&app, "frank@studio.test", "brand new password").await.0, 200);
+    assert_eq!(
+        login(&app, "frank@studio.test", "brand new password")
+            .await
+            .0,
+        200
+    );
     assert_eq!(login(&app, "frank@studio.test", PASSWORD).await.0, 401);
 
     let (status, _) = read(reset(token, "another password").send().await.unwrap()).await;
     assert_eq!(status, 400, "a token works once");
-    let (status, _) = read(reset("00".repeat(32), "another password").send().await.unwrap()).await;
+    let (status, _) = read(
+        reset("00".repeat(32), "another password")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 400, "unknown token");
 }
 
@@ -185,11 +273,15 @@ async fn invited_accounts_are_pending_until_they_set_a_password() {
     let owner = app.new_user().await;
     let game_id = app.create_game(&owner).await;
     let (status, member) = read(
-        app.dashboard(Method::POST, &format!("/v1/games/{game_id}/members"), &owner)
-            .json(&json!({ "email": "hank@studio.test", "role": "editor" }))
-            .send()
-            .await
-            .unwrap(),
+        app.dashboard(
+            Method::POST,
+            &format!("/v1/games/{game_id}/members"),
+            &owner,
+        )
+        .json(&json!({ "email": "hank@studio.test", "role": "editor" }))
+        .send()
+        .await
+        .unwrap(),
     )
     .await;
     assert_eq!(status, 201, "{member}");
@@ -212,7 +304,13 @@ async fn invited_accounts_are_pending_until_they_set_a_password() {
     let (status, body) = login(&app, "hank@studio.test", "hank's password").await;
     assert_eq!(status, 200, "{body}");
     let hank = body["token"].as_str().unwrap();
-    let (status, game) = read(app.dashboard(Method::GET, &format!("/v1/games/{game_id}"), hank).send().await.unwrap()).await;
+    let (status, game) = read(
+        app.dashboard(Method::GET, &format!("/v1/games/{game_id}"), hank)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200);
     assert_eq!(game["role"], "editor");
 }

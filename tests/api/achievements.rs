@@ -9,7 +9,14 @@ fn defs(game_id: &str) -> String {
 }
 
 async fn define(app: &TestApp, token: &str, game_id: &str, body: Value) -> (u16, Value) {
-    read(app.dashboard(Method::POST, &defs(game_id), token).json(&body).send().await.unwrap()).await
+    read(
+        app.dashboard(Method::POST, &defs(game_id), token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
 }
 
 async fn unlock(app: &TestApp, key: &str, achievement: &str, player: &str) -> (u16, Value) {
@@ -24,7 +31,13 @@ async fn unlock(app: &TestApp, key: &str, achievement: &str, player: &str) -> (u
 }
 
 async fn list(app: &TestApp, key: &str, query: &str) -> Value {
-    let (status, body) = read(app.game(Method::GET, &format!("/v1/achievements{query}"), key).send().await.unwrap()).await;
+    let (status, body) = read(
+        app.game(Method::GET, &format!("/v1/achievements{query}"), key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
     body
 }
@@ -59,13 +72,25 @@ async fn definitions_can_be_created_read_changed_and_deleted() {
     .await;
     assert_eq!(status, 201);
     assert_eq!(created["key"], "speedrun");
-    assert_eq!(created["icon_url"], "", "icon_url defaults to an empty string");
+    assert_eq!(
+        created["icon_url"], "",
+        "icon_url defaults to an empty string"
+    );
     assert_eq!(created["hidden"], false);
     assert_eq!(created["unlock_count"], 0);
 
     let path = format!("{}/speedrun", defs(&game_id));
-    let (status, fetched) = read(app.dashboard(Method::GET, &path, &token).send().await.unwrap()).await;
-    assert_eq!((status, fetched["name"].clone()), (200, json!("Speedrunner")));
+    let (status, fetched) = read(
+        app.dashboard(Method::GET, &path, &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status, fetched["name"].clone()),
+        (200, json!("Speedrunner"))
+    );
 
     let (status, changed) = read(
         app.dashboard(Method::PATCH, &path, &token)
@@ -78,13 +103,29 @@ async fn definitions_can_be_created_read_changed_and_deleted() {
     assert_eq!(status, 200, "{changed}");
     assert_eq!(changed["points"], 55);
     assert_eq!(changed["hidden"], true);
-    assert_eq!(changed["name"], "Speedrunner", "fields not sent stay as they were");
+    assert_eq!(
+        changed["name"], "Speedrunner",
+        "fields not sent stay as they were"
+    );
 
-    let (_, listed) = read(app.dashboard(Method::GET, &defs(&game_id), &token).send().await.unwrap()).await;
+    let (_, listed) = read(
+        app.dashboard(Method::GET, &defs(&game_id), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(listed["achievements"].as_array().unwrap().len(), 1);
-    assert_eq!(listed["achievements"][0]["name"], "Speedrunner", "the dashboard never sees ???");
+    assert_eq!(
+        listed["achievements"][0]["name"], "Speedrunner",
+        "the dashboard never sees ???"
+    );
 
-    let response = app.dashboard(Method::DELETE, &path, &token).send().await.unwrap();
+    let response = app
+        .dashboard(Method::DELETE, &path, &token)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 204);
     assert!(response.text().await.unwrap().is_empty());
     for method in [Method::GET, Method::DELETE] {
@@ -113,19 +154,58 @@ async fn invalid_definitions_are_refused() {
     let app = spawn_app().await;
     let (token, game_id, _) = app.game_with_key().await;
     let cases = [
-        (json!({ "name": "A", "description": "", "points": 1 }), "missing key"),
-        (json!({ "key": "a", "description": "", "points": 1 }), "missing name"),
-        (json!({ "key": "a", "name": "A", "points": 1 }), "missing description"),
-        (json!({ "key": "a", "name": "A", "description": "" }), "missing points"),
-        (json!({ "key": "", "name": "A", "description": "", "points": 1 }), "empty key"),
-        (json!({ "key": "has space", "name": "A", "description": "", "points": 1 }), "key with a space"),
-        (json!({ "key": "k".repeat(65), "name": "A", "description": "", "points": 1 }), "key too long"),
-        (json!({ "key": "a", "name": "  ", "description": "", "points": 1 }), "blank name"),
-        (json!({ "key": "a", "name": "A", "description": "d".repeat(1001), "points": 1 }), "description too long"),
-        (json!({ "key": "a", "name": "A", "description": "", "points": -1 }), "negative points"),
-        (json!({ "key": "a", "name": "A", "description": "", "points": "ten" }), "points not a number"),
-        (json!({ "key": "a", "name": "A", "description": "", "points": 1, "icon_url": "ftp://x" }), "icon not http"),
-        (json!({ "key": "a", "name": "A", "description": "", "points": 1, "colour": "red" }), "unknown field"),
+        (
+            json!({ "name": "A", "description": "", "points": 1 }),
+            "missing key",
+        ),
+        (
+            json!({ "key": "a", "description": "", "points": 1 }),
+            "missing name",
+        ),
+        (
+            json!({ "key": "a", "name": "A", "points": 1 }),
+            "missing description",
+        ),
+        (
+            json!({ "key": "a", "name": "A", "description": "" }),
+            "missing points",
+        ),
+        (
+            json!({ "key": "", "name": "A", "description": "", "points": 1 }),
+            "empty key",
+        ),
+        (
+            json!({ "key": "has space", "name": "A", "description": "", "points": 1 }),
+            "key with a space",
+        ),
+        (
+            json!({ "key": "k".repeat(65), "name": "A", "description": "", "points": 1 }),
+            "key too long",
+        ),
+        (
+            json!({ "key": "a", "name": "  ", "description": "", "points": 1 }),
+            "blank name",
+        ),
+        (
+            json!({ "key": "a", "name": "A", "description": "d".repeat(1001), "points": 1 }),
+            "description too long",
+        ),
+        (
+            json!({ "key": "a", "name": "A", "description": "", "points": -1 }),
+            "negative points",
+        ),
+        (
+            json!({ "key": "a", "name": "A", "description": "", "points": "ten" }),
+            "points not a number",
+        ),
+        (
+            json!({ "key": "a", "name": "A", "description": "", "points": 1, "icon_url": "ftp://x" }),
+            "icon not http",
+        ),
+        (
+            json!({ "key": "a", "name": "A", "description": "", "points": 1, "colour": "red" }),
+            "unknown field",
+        ),
     ];
     for (body, case) in cases {
         let (status, error) = define(&app, &token, &game_id, body).await;
@@ -133,13 +213,30 @@ async fn invalid_definitions_are_refused() {
         assert!(error["error"].is_string(), "{case}");
     }
     let path = format!("{}/a", defs(&game_id));
-    assert_eq!(define(&app, &token, &game_id, json!({ "key": "a", "name": "A", "description": "", "points": 1 })).await.0, 201);
+    assert_eq!(
+        define(
+            &app,
+            &token,
+            &game_id,
+            json!({ "key": "a", "name": "A", "description": "", "points": 1 })
+        )
+        .await
+        .0,
+        201
+    );
     for (body, case) in [
         (json!({ "points": 2_000_000 }), "points too high"),
         (json!({ "key": "b" }), "the key cannot change"),
         (json!({ "name": "" }), "empty name"),
     ] {
-        let (status, _) = read(app.dashboard(Method::PATCH, &path, &token).json(&body).send().await.unwrap()).await;
+        let (status, _) = read(
+            app.dashboard(Method::PATCH, &path, &token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, 400, "{case}");
     }
 }
@@ -152,11 +249,15 @@ async fn only_editors_and_owners_change_definitions() {
     let viewer_email = format!("viewer-{}@studio.test", uuid::Uuid::new_v4().simple());
     let viewer = app.register(&viewer_email).await;
     let (status, _) = read(
-        app.dashboard(Method::POST, &format!("/v1/games/{game_id}/members"), &owner)
-            .json(&json!({ "email": viewer_email, "role": "viewer" }))
-            .send()
-            .await
-            .unwrap(),
+        app.dashboard(
+            Method::POST,
+            &format!("/v1/games/{game_id}/members"),
+            &owner,
+        )
+        .json(&json!({ "email": viewer_email, "role": "viewer" }))
+        .send()
+        .await
+        .unwrap(),
     )
     .await;
     assert_eq!(status, 201);
@@ -164,20 +265,65 @@ async fn only_editors_and_owners_change_definitions() {
     let body = json!({ "key": "a", "name": "A", "description": "", "points": 1 });
     assert_eq!(define(&app, &owner, &game_id, body.clone()).await.0, 201);
 
-    let (status, _) = read(app.dashboard(Method::GET, &defs(&game_id), &viewer).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(Method::GET, &defs(&game_id), &viewer)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200, "viewers read definitions");
-    assert_eq!(define(&app, &viewer, &game_id, json!({ "key": "b", "name": "B", "description": "", "points": 1 })).await.0, 403);
+    assert_eq!(
+        define(
+            &app,
+            &viewer,
+            &game_id,
+            json!({ "key": "b", "name": "B", "description": "", "points": 1 })
+        )
+        .await
+        .0,
+        403
+    );
     let path = format!("{}/a", defs(&game_id));
-    let (status, _) = read(app.dashboard(Method::PATCH, &path, &viewer).json(&json!({ "points": 9 })).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(Method::PATCH, &path, &viewer)
+            .json(&json!({ "points": 9 }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 403);
-    let (status, _) = read(app.dashboard(Method::DELETE, &path, &viewer).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(Method::DELETE, &path, &viewer)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 403);
 
-    for (method, path) in [(Method::GET, defs(&game_id)), (Method::GET, path.clone()), (Method::DELETE, path.clone())] {
-        let (status, _) = read(app.dashboard(method, &path, &stranger).send().await.unwrap()).await;
+    for (method, path) in [
+        (Method::GET, defs(&game_id)),
+        (Method::GET, path.clone()),
+        (Method::DELETE, path.clone()),
+    ] {
+        let (status, _) = read(
+            app.dashboard(method, &path, &stranger)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, 403, "a non-member gets 403 on {path}");
     }
-    let (status, _) = read(app.request(Method::GET, &defs(&game_id)).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.request(Method::GET, &defs(&game_id))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 401);
 }
 
@@ -191,14 +337,26 @@ async fn listing_without_a_player_masks_hidden_achievements_and_sums_points() {
     assert_eq!(achievements.len(), 3);
     assert_eq!(body["total_points"], 85);
     assert_eq!(body["unlocked_points"], 0);
-    let secret = achievements.iter().find(|a| a["key"] == "secret_ending").unwrap();
-    assert_eq!((secret["name"].as_str(), secret["description"].as_str()), (Some("???"), Some("???")));
+    let secret = achievements
+        .iter()
+        .find(|a| a["key"] == "secret_ending")
+        .unwrap();
+    assert_eq!(
+        (secret["name"].as_str(), secret["description"].as_str()),
+        (Some("???"), Some("???"))
+    );
     assert_eq!(secret["points"], 50);
-    let explorer = achievements.iter().find(|a| a["key"] == "explorer").unwrap();
+    let explorer = achievements
+        .iter()
+        .find(|a| a["key"] == "explorer")
+        .unwrap();
     assert_eq!(explorer["name"], "Explorer");
     assert_eq!(explorer["icon_url"], "https://cdn.example.com/explorer.png");
     for achievement in achievements {
-        assert!(achievement.get("unlocked").is_none(), "no per-player fields without player_id");
+        assert!(
+            achievement.get("unlocked").is_none(),
+            "no per-player fields without player_id"
+        );
         assert!(achievement.get("unlocked_at").is_none());
     }
 }
@@ -219,38 +377,82 @@ async fn a_player_sees_their_unlocks_and_hidden_ones_once_unlocked() {
     );
 
     let before = list(&app, &key, "?player_id=p1").await;
-    let secret = before["achievements"].as_array().unwrap().iter().find(|a| a["key"] == "secret_ending").unwrap().clone();
+    let secret = before["achievements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["key"] == "secret_ending")
+        .unwrap()
+        .clone();
     assert_eq!(secret["name"], "???");
     assert_eq!(secret["unlocked"], false);
-    assert!(secret["unlocked_at"].is_null() && secret.get("unlocked_at").is_some(), "unlocked_at is null while locked");
+    assert!(
+        secret["unlocked_at"].is_null() && secret.get("unlocked_at").is_some(),
+        "unlocked_at is null while locked"
+    );
 
     let (_, hidden) = unlock(&app, &key, "secret_ending", "p1").await;
-    assert_eq!(hidden["achievement"]["name"], "True Ending", "the unlock answer shows the real text");
+    assert_eq!(
+        hidden["achievement"]["name"], "True Ending",
+        "the unlock answer shows the real text"
+    );
     assert_eq!(hidden["total_points"], 60);
 
     let after = list(&app, &key, "?player_id=p1").await;
     assert_eq!(after["unlocked_points"], 60);
     assert_eq!(after["total_points"], 85);
-    let by_key = |k: &str| after["achievements"].as_array().unwrap().iter().find(|a| a["key"] == k).unwrap().clone();
+    let by_key = |k: &str| {
+        after["achievements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["key"] == k)
+            .unwrap()
+            .clone()
+    };
     assert_eq!(by_key("secret_ending")["name"], "True Ending");
-    assert_eq!(by_key("secret_ending")["description"], "Find the hidden door");
+    assert_eq!(
+        by_key("secret_ending")["description"],
+        "Find the hidden door"
+    );
     assert_eq!(by_key("secret_ending")["unlocked"], true);
-    assert!(by_key("first_blood")["unlocked_at"].as_str().unwrap().ends_with('Z'));
+    assert!(by_key("first_blood")["unlocked_at"]
+        .as_str()
+        .unwrap()
+        .ends_with('Z'));
     assert_eq!(by_key("explorer")["unlocked"], false);
 
     let other = list(&app, &key, "?player_id=p2").await;
     assert_eq!(other["unlocked_points"], 0, "unlocks are per player");
-    let secret = other["achievements"].as_array().unwrap().iter().find(|a| a["key"] == "secret_ending").unwrap().clone();
-    assert_eq!(secret["name"], "???", "still hidden for a player who has not unlocked it");
+    let secret = other["achievements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["key"] == "secret_ending")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        secret["name"], "???",
+        "still hidden for a player who has not unlocked it"
+    );
 }
 
 #[tokio::test]
 async fn unlocking_again_reports_already_unlocked_and_changes_nothing() {
     let app = spawn_app().await;
     let (token, game_id, key) = game_with_achievements(&app).await;
-    assert_eq!(unlock(&app, &key, "explorer", "p1").await.1["already_unlocked"], false);
+    assert_eq!(
+        unlock(&app, &key, "explorer", "p1").await.1["already_unlocked"],
+        false
+    );
     let unlocked_at = |body: Value| {
-        body["achievements"].as_array().unwrap().iter().find(|a| a["key"] == "explorer").unwrap()["unlocked_at"].clone()
+        body["achievements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["key"] == "explorer")
+            .unwrap()["unlocked_at"]
+            .clone()
     };
     let first_at = unlocked_at(list(&app, &key, "?player_id=p1").await);
     assert!(first_at.is_string());
@@ -261,8 +463,18 @@ async fn unlocking_again_reports_already_unlocked_and_changes_nothing() {
     assert_eq!(again["success"], true);
     assert_eq!(again["already_unlocked"], true);
     assert_eq!(again["total_points"], 25);
-    assert_eq!(unlocked_at(list(&app, &key, "?player_id=p1").await), first_at, "first unlock time kept");
-    let (_, def) = read(app.dashboard(Method::GET, &format!("{}/explorer", defs(&game_id)), &token).send().await.unwrap()).await;
+    assert_eq!(
+        unlocked_at(list(&app, &key, "?player_id=p1").await),
+        first_at,
+        "first unlock time kept"
+    );
+    let (_, def) = read(
+        app.dashboard(Method::GET, &format!("{}/explorer", defs(&game_id)), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(def["unlock_count"], 1);
 }
 
@@ -272,16 +484,42 @@ async fn bad_unlock_requests_are_refused() {
     let (token, _, key) = game_with_achievements(&app).await;
     let cases = [
         (json!({ "player_id": "p1" }), 400, "missing achievement_key"),
-        (json!({ "achievement_key": "explorer" }), 400, "missing player_id"),
+        (
+            json!({ "achievement_key": "explorer" }),
+            400,
+            "missing player_id",
+        ),
         (json!({}), 400, "empty body"),
-        (json!({ "achievement_key": "explorer", "player_id": "" }), 400, "empty player_id"),
-        (json!({ "achievement_key": "explorer", "player_id": "p".repeat(129) }), 400, "player_id too long"),
-        (json!({ "achievement_key": "explorer", "player_id": ["p1"] }), 400, "player_id not a string"),
-        (json!({ "achievement_key": "no_such_thing", "player_id": "p1" }), 404, "unknown key"),
+        (
+            json!({ "achievement_key": "explorer", "player_id": "" }),
+            400,
+            "empty player_id",
+        ),
+        (
+            json!({ "achievement_key": "explorer", "player_id": "p".repeat(129) }),
+            400,
+            "player_id too long",
+        ),
+        (
+            json!({ "achievement_key": "explorer", "player_id": ["p1"] }),
+            400,
+            "player_id not a string",
+        ),
+        (
+            json!({ "achievement_key": "no_such_thing", "player_id": "p1" }),
+            404,
+            "unknown key",
+        ),
     ];
     for (body, expected, case) in cases {
-        let (status, error) =
-            read(app.game(Method::POST, "/v1/achievements/unlock", &key).json(&body).send().await.unwrap()).await;
+        let (status, error) = read(
+            app.game(Method::POST, "/v1/achievements/unlock", &key)
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, expected, "{case}: {error}");
         assert!(error["error"].is_string(), "{case}");
     }
@@ -290,9 +528,22 @@ async fn bad_unlock_requests_are_refused() {
     let other_game = app.create_game(&token).await;
     let other_key = app.create_key(&token, &other_game, "development").await;
     assert_eq!(unlock(&app, &other_key, "explorer", "p1").await.0, 404);
-    assert_eq!(list(&app, &other_key, "").await["achievements"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        list(&app, &other_key, "").await["achievements"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
 
-    let (status, _) = read(app.request(Method::POST, "/v1/achievements/unlock").json(&json!({})).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.request(Method::POST, "/v1/achievements/unlock")
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 401);
 }
 
@@ -302,11 +553,27 @@ async fn concurrent_unlocks_of_one_pair_unlock_exactly_once() {
     let (token, game_id, key) = game_with_achievements(&app).await;
     let requests = (0..16).map(|_| unlock(&app, &key, "secret_ending", "racer"));
     let answers = futures_util::future::join_all(requests).await;
-    let fresh = answers.iter().filter(|(status, body)| *status == 200 && body["already_unlocked"] == false).count();
-    let repeats = answers.iter().filter(|(status, body)| *status == 200 && body["already_unlocked"] == true).count();
+    let fresh = answers
+        .iter()
+        .filter(|(status, body)| *status == 200 && body["already_unlocked"] == false)
+        .count();
+    let repeats = answers
+        .iter()
+        .filter(|(status, body)| *status == 200 && body["already_unlocked"] == true)
+        .count();
     assert_eq!((fresh, repeats), (1, 15), "{answers:?}");
     assert!(answers.iter().all(|(_, body)| body["total_points"] == 50));
-    let (_, def) = read(app.dashboard(Method::GET, &format!("{}/secret_ending", defs(&game_id)), &token).send().await.unwrap()).await;
+    let (_, def) = read(
+        app.dashboard(
+            Method::GET,
+            &format!("{}/secret_ending", defs(&game_id)),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
     assert_eq!(def["unlock_count"], 1);
 }
 
@@ -321,7 +588,15 @@ async fn unlock_counts_and_rarity_cover_the_games_players() {
     unlock(&app, &key, "explorer", "p1").await;
 
     let body = list(&app, &key, "").await;
-    let by_key = |k: &str| body["achievements"].as_array().unwrap().iter().find(|a| a["key"] == k).unwrap().clone();
+    let by_key = |k: &str| {
+        body["achievements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["key"] == k)
+            .unwrap()
+            .clone()
+    };
     assert_eq!(by_key("first_blood")["unlock_count"], 2);
     assert_eq!(by_key("first_blood")["rarity"], 50.0);
     assert_eq!(by_key("explorer")["rarity"], 25.0);
@@ -332,8 +607,20 @@ async fn unlock_counts_and_rarity_cover_the_games_players() {
     // per-node count is refreshed.
     unlock(&app, &key, "explorer", "newcomer").await;
     app.clock.advance(chrono::Duration::seconds(61));
-    let (_, defs_body) = read(app.dashboard(Method::GET, &defs(&game_id), &token).send().await.unwrap()).await;
-    let explorer = defs_body["achievements"].as_array().unwrap().iter().find(|a| a["key"] == "explorer").unwrap().clone();
+    let (_, defs_body) = read(
+        app.dashboard(Method::GET, &defs(&game_id), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let explorer = defs_body["achievements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["key"] == "explorer")
+        .unwrap()
+        .clone();
     assert_eq!(explorer["unlock_count"], 2);
     assert_eq!(explorer["rarity"], 40.0, "2 of 5 players");
 }
@@ -344,12 +631,23 @@ async fn deleting_a_definition_removes_it_from_player_totals() {
     let (token, game_id, key) = game_with_achievements(&app).await;
     unlock(&app, &key, "first_blood", "p1").await;
     unlock(&app, &key, "explorer", "p1").await;
-    let response = app.dashboard(Method::DELETE, &format!("{}/explorer", defs(&game_id)), &token).send().await.unwrap();
+    let response = app
+        .dashboard(
+            Method::DELETE,
+            &format!("{}/explorer", defs(&game_id)),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 204);
     let body = list(&app, &key, "?player_id=p1").await;
     assert_eq!(body["unlocked_points"], 10);
     assert_eq!(body["total_points"], 60);
-    assert_eq!(unlock(&app, &key, "first_blood", "p1").await.1["total_points"], 10);
+    assert_eq!(
+        unlock(&app, &key, "first_blood", "p1").await.1["total_points"],
+        10
+    );
 }
 
 /// Puts one event per player straight into the events table (the events feature owns the
@@ -357,8 +655,14 @@ async fn deleting_a_definition_removes_it_from_player_totals() {
 async fn insert_events(app: &TestApp, game_id: &str, players: &[&str]) {
     use sea_orm::{ActiveValue::Set, EntityTrait};
     let game_id = uuid::Uuid::parse_str(game_id).unwrap();
-    let api_key_id = entity::api_keys::Entity::find().all(&app.state.db).await.unwrap()
-        .into_iter().find(|k| k.game_id == game_id).unwrap().id;
+    let api_key_id = entity::api_keys::Entity::find()
+        .all(&app.state.db)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|k| k.game_id == game_id)
+        .unwrap()
+        .id;
     for player in players {
         for _ in 0..2 {
             entity::events::Entity::insert(entity::events::ActiveModel {

@@ -6,11 +6,23 @@ use serde_json::json;
 #[tokio::test]
 async fn unknown_routes_and_wrong_methods_answer_json() {
     let app = spawn_app().await;
-    let (status, body) = read(app.request(Method::GET, "/v1/nothing-here").send().await.unwrap()).await;
+    let (status, body) = read(
+        app.request(Method::GET, "/v1/nothing-here")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 404);
     assert!(body["error"].is_string(), "{body}");
 
-    let (status, body) = read(app.request(Method::DELETE, "/v1/auth/login").send().await.unwrap()).await;
+    let (status, body) = read(
+        app.request(Method::DELETE, "/v1/auth/login")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 405);
     assert!(body["error"].is_string(), "{body}");
 }
@@ -21,12 +33,15 @@ async fn bad_bodies_are_refused_with_json_errors() {
     let cases: Vec<(&str, reqwest::RequestBuilder, u16)> = vec![
         (
             "malformed JSON",
-            app.request(Method::POST, "/v1/auth/register").header("content-type", "application/json").body("{\"email\": "),
+            app.request(Method::POST, "/v1/auth/register")
+                .header("content-type", "application/json")
+                .body("{\"email\": "),
             400,
         ),
         (
             "missing field",
-            app.request(Method::POST, "/v1/auth/register").json(&json!({ "email": "a@b.test" })),
+            app.request(Method::POST, "/v1/auth/register")
+                .json(&json!({ "email": "a@b.test" })),
             400,
         ),
         (
@@ -37,19 +52,25 @@ async fn bad_bodies_are_refused_with_json_errors() {
         ),
         (
             "wrong type",
-            app.request(Method::POST, "/v1/auth/register").json(&json!({ "email": 5, "password": "long enough" })),
+            app.request(Method::POST, "/v1/auth/register")
+                .json(&json!({ "email": 5, "password": "long enough" })),
             400,
         ),
         (
             "wrong content type",
-            app.request(Method::POST, "/v1/auth/register").header("content-type", "text/plain").body("hello"),
+            app.request(Method::POST, "/v1/auth/register")
+                .header("content-type", "text/plain")
+                .body("hello"),
             415,
         ),
         (
             "oversized body",
             app.request(Method::POST, "/v1/auth/register")
                 .header("content-type", "application/json")
-                .body(format!("{{\"email\": \"{}\"}}", "a".repeat(2 * 1024 * 1024))),
+                .body(format!(
+                    "{{\"email\": \"{}\"}}",
+                    "a".repeat(2 * 1024 * 1024)
+                )),
             413,
         ),
     ];
@@ -64,7 +85,13 @@ async fn bad_bodies_are_refused_with_json_errors() {
 async fn invalid_path_ids_are_bad_requests() {
     let app = spawn_app().await;
     let token = app.new_user().await;
-    let (status, body) = read(app.dashboard(Method::GET, "/v1/games/not-a-uuid", &token).send().await.unwrap()).await;
+    let (status, body) = read(
+        app.dashboard(Method::GET, "/v1/games/not-a-uuid", &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 400, "{body}");
     assert!(body["error"].is_string());
 }

@@ -14,7 +14,14 @@ use uuid::Uuid;
 
 /// Sends a track request; returns status and body.
 pub async fn track(app: &TestApp, key: &str, body: Value) -> (u16, Value) {
-    read(app.game(Method::POST, "/v1/track", key).json(&body).send().await.unwrap()).await
+    read(
+        app.game(Method::POST, "/v1/track", key)
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
 }
 
 /// Every stored event of a game, oldest first.
@@ -58,14 +65,20 @@ async fn a_single_event_is_stored_with_everything_the_client_sent() {
     assert_eq!(body["received"], 1);
     assert_eq!(body["quota"]["limit"], 100_000, "free tier");
     assert_eq!(body["quota"]["remaining"], 99_999);
-    assert!(body.get("warnings").is_none(), "no warnings without validation: {body}");
+    assert!(
+        body.get("warnings").is_none(),
+        "no warnings without validation: {body}"
+    );
     let rows = stored(&app, &game_id).await;
     assert_eq!(rows.len(), 1);
     let row = &rows[0];
     assert_eq!(row.event_name, "level_complete");
     assert_eq!(row.session_id, "sess-42");
     assert_eq!(row.player_id.as_deref(), Some("player-7"));
-    assert_eq!(row.actor_id, "player-7", "the player is the active-user identity");
+    assert_eq!(
+        row.actor_id, "player-7",
+        "the player is the active-user identity"
+    );
     assert_eq!(row.event_id.as_deref(), Some("evt-1"));
     assert_eq!(row.environment, "development");
     assert_eq!(row.properties, json!({ "level": 3, "time": 61.5 }));
@@ -88,7 +101,11 @@ async fn a_batch_of_100_is_stored_and_101_is_refused_whole() {
     assert_eq!(body["limit"], 100);
     assert_eq!(body["received"], 101);
     assert!(body["error"].is_string());
-    assert_eq!(stored(&app, &game_id).await.len(), 100, "nothing of the refused batch is stored");
+    assert_eq!(
+        stored(&app, &game_id).await.len(),
+        100,
+        "nothing of the refused batch is stored"
+    );
 }
 
 #[tokio::test]
@@ -97,38 +114,133 @@ async fn invalid_events_are_refused_with_400() {
     let (_token, game_id, key) = app.game_with_key().await;
     let long = "x".repeat(129);
     let cases: Vec<(Value, &str, &str)> = vec![
-        (json!({ "session_id": "s" }), "event_name is required", "missing event_name"),
-        (json!({ "event_name": null, "session_id": "s" }), "event_name is required", "null event_name"),
-        (json!({ "event_name": "" , "session_id": "s" }), "event_name must be 1 to 128 characters", "empty event_name"),
-        (json!({ "event_name": long, "session_id": "s" }), "event_name must be 1 to 128 characters", "129-character event_name"),
-        (json!({ "event_name": 5, "session_id": "s" }), "event_name must be a string", "numeric event_name"),
-        (json!({ "event_name": "a" }), "session_id is required", "missing session_id"),
-        (json!({ "event_name": "a", "session_id": 12 }), "session_id must be a string", "numeric session_id"),
-        (json!({ "event_name": "a", "session_id": "" }), "session_id must be 1 to 128 characters", "empty session_id"),
-        (json!({ "event_name": "a", "session_id": "s", "player_id": [] }), "player_id must be a string", "array player_id"),
-        (json!({ "event_name": "a", "session_id": "s", "properties": [1] }), "properties must be an object", "array properties"),
-        (json!({ "event_name": "a", "session_id": "s", "properties": "x" }), "properties must be an object", "string properties"),
-        (json!({ "event_name": "a", "session_id": "s", "client_timestamp": "yesterday" }), "client_timestamp must be an ISO 8601", "unparseable timestamp"),
-        (json!({ "event_name": "a", "session_id": "s", "client_timestamp": "2026-13-40T00:00:00Z" }), "client_timestamp must be an ISO 8601", "impossible date"),
-        (json!({ "event_name": "a", "session_id": "s", "client_timestamp": 1700000000 }), "client_timestamp must be a string", "numeric timestamp"),
-        (json!({ "event_name": "a", "session_id": "s", "event_id": "e".repeat(65) }), "event_id must be 1 to 64 characters", "65-character event_id"),
-        (json!({ "event_name": "a", "session_id": "s", "event_id": 7 }), "event_id must be a string", "numeric event_id"),
-        (json!({ "event_name": "a", "session_id": "s", "colour": "red" }), "unknown field colour", "unknown field"),
-        (json!({ "event_name": "a", "session_id": "s", "properties": { "k": "a\u{0}b" } }), "NUL", "NUL character in properties"),
-        (json!("level_start"), "event object or an array", "a bare string"),
+        (
+            json!({ "session_id": "s" }),
+            "event_name is required",
+            "missing event_name",
+        ),
+        (
+            json!({ "event_name": null, "session_id": "s" }),
+            "event_name is required",
+            "null event_name",
+        ),
+        (
+            json!({ "event_name": "" , "session_id": "s" }),
+            "event_name must be 1 to 128 characters",
+            "empty event_name",
+        ),
+        (
+            json!({ "event_name": long, "session_id": "s" }),
+            "event_name must be 1 to 128 characters",
+            "129-character event_name",
+        ),
+        (
+            json!({ "event_name": 5, "session_id": "s" }),
+            "event_name must be a string",
+            "numeric event_name",
+        ),
+        (
+            json!({ "event_name": "a" }),
+            "session_id is required",
+            "missing session_id",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": 12 }),
+            "session_id must be a string",
+            "numeric session_id",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": "" }),
+            "session_id must be 1 to 128 characters",
+            "empty session_id",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": "s", "player_id": [] }),
+            "player_id must be a string",
+            "array player_id",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": "s", "properties": [1] }),
+            "properties must be an object",
+            "array properties",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": "s", "properties": "x" }),
+            "properties must be an object",
+            "string properties",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": "s", "client_timestamp": "yesterday" }),
+            "client_timestamp must be an ISO 8601",
+            "unparseable timestamp",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": "s", "client_timestamp": "2026-13-40T00:00:00Z" }),
+            "client_timestamp must be an ISO 8601",
+            "impossible date",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": "s", "client_timestamp": 1700000000 }),
+            "client_timestamp must be a string",
+            "numeric timestamp",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": "s", "event_id": "e".repeat(65) }),
+            "event_id must be 1 to 64 characters",
+            "65-character event_id",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": "s", "event_id": 7 }),
+            "event_id must be a string",
+            "numeric event_id",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": "s", "colour": "red" }),
+            "unknown field colour",
+            "unknown field",
+        ),
+        (
+            json!({ "event_name": "a", "session_id": "s", "properties": { "k": "a\u{0}b" } }),
+            "NUL",
+            "NUL character in properties",
+        ),
+        (
+            json!("level_start"),
+            "event object or an array",
+            "a bare string",
+        ),
         (json!([]), "no events", "an empty batch"),
-        (json!([event("ok"), 42]), "events[1]: an event must be a JSON object", "a number inside a batch"),
-        (json!([event("ok"), { "session_id": "s" }]), "events[1]: event_name is required", "a bad event inside a batch"),
+        (
+            json!([event("ok"), 42]),
+            "events[1]: an event must be a JSON object",
+            "a number inside a batch",
+        ),
+        (
+            json!([event("ok"), { "session_id": "s" }]),
+            "events[1]: event_name is required",
+            "a bad event inside a batch",
+        ),
     ];
     for (body, expected, case) in cases {
         let (status, answer) = track(&app, &key, body).await;
         assert_eq!(status, 400, "{case}: {answer}");
         let error = answer["error"].as_str().unwrap_or_default();
-        assert!(error.contains(expected), "{case}: expected {expected:?} in {error:?}");
+        assert!(
+            error.contains(expected),
+            "{case}: expected {expected:?} in {error:?}"
+        );
     }
-    assert!(stored(&app, &game_id).await.is_empty(), "no invalid request stored anything");
+    assert!(
+        stored(&app, &game_id).await.is_empty(),
+        "no invalid request stored anything"
+    );
 
-    let (status, answer) = track(&app, &key, json!([event("ok"), event("ok"), { "event_name": "x" }])).await;
+    let (status, answer) = track(
+        &app,
+        &key,
+        json!([event("ok"), event("ok"), { "event_name": "x" }]),
+    )
+    .await;
     assert_eq!(status, 400);
     assert_eq!(answer["index"], 2, "the bad event's position: {answer}");
 }
@@ -148,7 +260,14 @@ async fn malformed_json_and_missing_keys_get_json_errors() {
     assert_eq!(status, 400);
     assert!(body["error"].is_string(), "{body}");
 
-    let (status, body) = read(app.request(Method::POST, "/v1/track").json(&event("a")).send().await.unwrap()).await;
+    let (status, body) = read(
+        app.request(Method::POST, "/v1/track")
+            .json(&event("a"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 401);
     assert!(body["error"].as_str().unwrap().contains("x-game-api-key"));
     let (status, body) = track(&app, "pt_wrong", event("a")).await;
@@ -173,12 +292,31 @@ async fn timestamps_decide_occurred_at_within_reason() {
     let (status, body) = track(&app, &key, events).await;
     assert_eq!(status, 202, "{body}");
     let rows = stored(&app, &game_id).await;
-    let occurred = |id: &str| rows.iter().find(|r| r.event_id.as_deref() == Some(id)).unwrap().clone();
-    assert_eq!(occurred("soon").occurred_at.timestamp(), soon.timestamp(), "up to 5 minutes ahead is believed");
+    let occurred = |id: &str| {
+        rows.iter()
+            .find(|r| r.event_id.as_deref() == Some(id))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        occurred("soon").occurred_at.timestamp(),
+        soon.timestamp(),
+        "up to 5 minutes ahead is believed"
+    );
     let far_row = occurred("far");
-    assert_eq!(far_row.occurred_at, far_row.received_at, "further ahead: the receive time");
-    assert_eq!(occurred("offset").occurred_at.to_rfc3339(), "2026-03-01T10:00:00+00:00");
-    assert_eq!(occurred("naive").occurred_at.timestamp_millis() % 1000, 250, "no offset reads as UTC");
+    assert_eq!(
+        far_row.occurred_at, far_row.received_at,
+        "further ahead: the receive time"
+    );
+    assert_eq!(
+        occurred("offset").occurred_at.to_rfc3339(),
+        "2026-03-01T10:00:00+00:00"
+    );
+    assert_eq!(
+        occurred("naive").occurred_at.timestamp_millis() % 1000,
+        250,
+        "no offset reads as UTC"
+    );
     let none = occurred("none");
     assert_eq!(none.occurred_at, none.received_at);
 }
@@ -233,24 +371,53 @@ async fn event_ids_make_retries_idempotent_per_game() {
     assert_eq!(status, 202, "a retry is accepted: {second}");
     assert_eq!(second["received"], 3);
     let rows = stored(&app, &game_id).await;
-    assert_eq!(rows.len(), 4, "e-1 and e-2 once, the event without an id twice");
-    assert_eq!(second["quota"]["remaining"], 100_000 - 4, "duplicates are not charged");
+    assert_eq!(
+        rows.len(),
+        4,
+        "e-1 and e-2 once, the event without an id twice"
+    );
+    assert_eq!(
+        second["quota"]["remaining"],
+        100_000 - 4,
+        "duplicates are not charged"
+    );
 
     // the same id twice in one request is stored once
-    let (status, _) = track(&app, &key, json!([
-        { "event_name": "a", "session_id": "s", "event_id": "twin" },
-        { "event_name": "b", "session_id": "s", "event_id": "twin" },
-    ]))
+    let (status, _) = track(
+        &app,
+        &key,
+        json!([
+            { "event_name": "a", "session_id": "s", "event_id": "twin" },
+            { "event_name": "b", "session_id": "s", "event_id": "twin" },
+        ]),
+    )
     .await;
     assert_eq!(status, 202);
-    assert_eq!(stored(&app, &game_id).await.iter().filter(|r| r.event_id.as_deref() == Some("twin")).count(), 1);
+    assert_eq!(
+        stored(&app, &game_id)
+            .await
+            .iter()
+            .filter(|r| r.event_id.as_deref() == Some("twin"))
+            .count(),
+        1
+    );
 
     // a production key of the same game shares the ids; another game does not
     let production = app.create_key(&token, &game_id, "production").await;
-    track(&app, &production, json!({ "event_name": "a", "session_id": "s", "event_id": "e-1" })).await;
+    track(
+        &app,
+        &production,
+        json!({ "event_name": "a", "session_id": "s", "event_id": "e-1" }),
+    )
+    .await;
     assert_eq!(stored(&app, &game_id).await.len(), 5);
     let (_token, other_game, other_key) = app.game_with_key().await;
-    let (status, _) = track(&app, &other_key, json!({ "event_name": "a", "session_id": "s", "event_id": "e-1" })).await;
+    let (status, _) = track(
+        &app,
+        &other_key,
+        json!({ "event_name": "a", "session_id": "s", "event_id": "e-1" }),
+    )
+    .await;
     assert_eq!(status, 202);
     assert_eq!(stored(&app, &other_game).await.len(), 1);
 }

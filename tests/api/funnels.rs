@@ -18,7 +18,13 @@ pub struct Ev {
 
 /// An event by `player` (session `s-{player}`).
 pub fn ev(name: &str, player: &str, at: DateTime<Utc>) -> Ev {
-    Ev { name: name.into(), player: Some(player.into()), session: format!("s-{player}"), properties: json!({}), at }
+    Ev {
+        name: name.into(),
+        player: Some(player.into()),
+        session: format!("s-{player}"),
+        properties: json!({}),
+        at,
+    }
 }
 
 impl Ev {
@@ -59,21 +65,32 @@ pub async fn seed_events(app: &TestApp, game_id: &str, list: &[Ev]) {
                 session_id: e.session.clone(),
                 actor_id: e.player.clone().unwrap_or_else(|| e.session.clone()),
                 properties: e.properties.clone(),
-                revenue_amount: (e.name == "purchase").then(|| e.properties["amount"].as_f64()).flatten(),
-                log_level: (e.name == "log").then(|| e.properties["level"].as_str().map(String::from)).flatten(),
+                revenue_amount: (e.name == "purchase")
+                    .then(|| e.properties["amount"].as_f64())
+                    .flatten(),
+                log_level: (e.name == "log")
+                    .then(|| e.properties["level"].as_str().map(String::from))
+                    .flatten(),
                 occurred_at: e.at,
                 received_at: app.state.now(),
             })
         })
         .collect();
     for chunk in rows.chunks(500) {
-        events::Entity::insert_many(chunk.to_vec()).exec_without_returning(&app.state.db).await.unwrap();
+        events::Entity::insert_many(chunk.to_vec())
+            .exec_without_returning(&app.state.db)
+            .await
+            .unwrap();
     }
 }
 
 async fn create_funnel(app: &TestApp, token: &str, game_id: &str, body: Value) -> Value {
     let (status, funnel) = read(
-        app.dashboard(Method::POST, &format!("/v1/games/{game_id}/funnels"), token).json(&body).send().await.unwrap(),
+        app.dashboard(Method::POST, &format!("/v1/games/{game_id}/funnels"), token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
     )
     .await;
     assert_eq!(status, 201, "{funnel}");
@@ -81,13 +98,24 @@ async fn create_funnel(app: &TestApp, token: &str, game_id: &str, body: Value) -
 }
 
 async fn report(app: &TestApp, key: &str, funnel_id: &str, query: &str) -> Value {
-    let (status, body) = read(app.game(Method::GET, &format!("/v1/funnels/{funnel_id}{query}"), key).send().await.unwrap()).await;
+    let (status, body) = read(
+        app.game(Method::GET, &format!("/v1/funnels/{funnel_id}{query}"), key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
     body
 }
 
 fn counts(report: &Value) -> Vec<u64> {
-    report["steps"].as_array().unwrap().iter().map(|s| s["count"].as_u64().unwrap()).collect()
+    report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["count"].as_u64().unwrap())
+        .collect()
 }
 
 /// Five users walking open -> signup -> purchase in different ways, three days ago.
@@ -130,16 +158,31 @@ async fn loose_and_strict_funnels_count_users_per_step() {
     let (token, game_id, key) = app.game_with_key().await;
     seed_paths(&app, &game_id).await;
     let steps = json!(["open", "signup", "purchase"]);
-    let loose = create_funnel(&app, &token, &game_id, json!({ "name": "Onboarding", "steps": steps })).await;
+    let loose = create_funnel(
+        &app,
+        &token,
+        &game_id,
+        json!({ "name": "Onboarding", "steps": steps }),
+    )
+    .await;
     assert_eq!(loose["mode"], "loose", "loose is the default");
     assert_eq!(loose["steps"], steps);
-    let strict = create_funnel(&app, &token, &game_id, json!({ "name": "Ordered", "mode": "strict", "steps": steps })).await;
+    let strict = create_funnel(
+        &app,
+        &token,
+        &game_id,
+        json!({ "name": "Ordered", "mode": "strict", "steps": steps }),
+    )
+    .await;
 
     let body = report(&app, &key, loose["funnel_id"].as_str().unwrap(), "").await;
     assert_eq!(body["funnel_id"], loose["funnel_id"]);
     assert_eq!(body["mode"], "loose");
     assert_eq!(counts(&body), vec![4, 4, 2]);
-    assert!(body["steps"][0].get("dropoff").is_none(), "no dropoff on step 1: {body}");
+    assert!(
+        body["steps"][0].get("dropoff").is_none(),
+        "no dropoff on step 1: {body}"
+    );
     assert_eq!(body["steps"][0]["step"], 1);
     assert_eq!(body["steps"][2]["event"], "purchase");
     assert_eq!(body["steps"][1]["dropoff"], 0.0);
@@ -149,15 +192,32 @@ async fn loose_and_strict_funnels_count_users_per_step() {
     let strict_id = strict["funnel_id"].as_str().unwrap();
     let body = report(&app, &key, strict_id, "").await;
     let (status, dashboard) = read(
-        app.dashboard(Method::GET, &format!("/v1/games/{game_id}/funnels/{strict_id}/report"), &token).send().await.unwrap(),
+        app.dashboard(
+            Method::GET,
+            &format!("/v1/games/{game_id}/funnels/{strict_id}/report"),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap(),
     )
     .await;
     assert_eq!(status, 200, "{dashboard}");
     assert_eq!(dashboard, body, "the dashboard sees the same report");
     assert_eq!(body["mode"], "strict");
-    assert_eq!(counts(&body), vec![4, 3, 1], "p2 signed up before opening; only p1 bought after signing up");
-    assert_eq!(counts(&report(&app, &key, strict_id, "?environment=development").await), vec![4, 3, 1]);
-    assert_eq!(counts(&report(&app, &key, strict_id, "?environment=production").await), vec![0, 0, 0]);
+    assert_eq!(
+        counts(&body),
+        vec![4, 3, 1],
+        "p2 signed up before opening; only p1 bought after signing up"
+    );
+    assert_eq!(
+        counts(&report(&app, &key, strict_id, "?environment=development").await),
+        vec![4, 3, 1]
+    );
+    assert_eq!(
+        counts(&report(&app, &key, strict_id, "?environment=production").await),
+        vec![0, 0, 0]
+    );
     assert_eq!(body["steps"][1]["dropoff"], 25.0);
     assert_eq!(body["steps"][2]["dropoff"], 66.67);
     assert_eq!(body["overall_conversion"], 25.0);
@@ -184,25 +244,52 @@ async fn a_conversion_window_drops_slow_users() {
     )
     .await;
     let steps = json!(["open", "signup"]);
-    let strict = create_funnel(&app, &token, &game_id, json!({ "name": "s", "mode": "strict", "steps": steps, "within_hours": 24 })).await;
+    let strict = create_funnel(
+        &app,
+        &token,
+        &game_id,
+        json!({ "name": "s", "mode": "strict", "steps": steps, "within_hours": 24 }),
+    )
+    .await;
     assert_eq!(strict["within_hours"], 24);
-    let loose = create_funnel(&app, &token, &game_id, json!({ "name": "l", "steps": steps, "within_hours": 24 })).await;
+    let loose = create_funnel(
+        &app,
+        &token,
+        &game_id,
+        json!({ "name": "l", "steps": steps, "within_hours": 24 }),
+    )
+    .await;
     let strict_id = strict["funnel_id"].as_str().unwrap();
 
-    assert_eq!(counts(&report(&app, &key, strict_id, "").await), vec![3, 1], "slow took 30 h; early signed up first");
-    assert_eq!(counts(&report(&app, &key, loose["funnel_id"].as_str().unwrap(), "").await), vec![3, 2]);
+    assert_eq!(
+        counts(&report(&app, &key, strict_id, "").await),
+        vec![3, 1],
+        "slow took 30 h; early signed up first"
+    );
+    assert_eq!(
+        counts(&report(&app, &key, loose["funnel_id"].as_str().unwrap(), "").await),
+        vec![3, 2]
+    );
 
     let (status, updated) = read(
-        app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}/funnels/{strict_id}"), &token)
-            .json(&json!({ "within_hours": null }))
-            .send()
-            .await
-            .unwrap(),
+        app.dashboard(
+            Method::PATCH,
+            &format!("/v1/games/{game_id}/funnels/{strict_id}"),
+            &token,
+        )
+        .json(&json!({ "within_hours": null }))
+        .send()
+        .await
+        .unwrap(),
     )
     .await;
     assert_eq!(status, 200, "{updated}");
     assert!(updated["within_hours"].is_null());
-    assert_eq!(counts(&report(&app, &key, strict_id, "").await), vec![3, 2], "without a window slow converts");
+    assert_eq!(
+        counts(&report(&app, &key, strict_id, "").await),
+        vec![3, 2],
+        "without a window slow converts"
+    );
 }
 
 #[tokio::test]
@@ -210,7 +297,12 @@ async fn reports_cover_the_requested_utc_days() {
     let app = spawn_app().await;
     let (token, game_id, key) = app.game_with_key().await;
     let today = app.state.now().date_naive();
-    let noon = |days_ago: i64| (today - Duration::days(days_ago)).and_hms_opt(12, 0, 0).unwrap().and_utc();
+    let noon = |days_ago: i64| {
+        (today - Duration::days(days_ago))
+            .and_hms_opt(12, 0, 0)
+            .unwrap()
+            .and_utc()
+    };
     seed_events(
         &app,
         &game_id,
@@ -222,11 +314,21 @@ async fn reports_cover_the_requested_utc_days() {
         ],
     )
     .await;
-    let funnel = create_funnel(&app, &token, &game_id, json!({ "name": "f", "steps": ["open", "signup"] })).await;
+    let funnel = create_funnel(
+        &app,
+        &token,
+        &game_id,
+        json!({ "name": "f", "steps": ["open", "signup"] }),
+    )
+    .await;
     let id = funnel["funnel_id"].as_str().unwrap();
 
     let body = report(&app, &key, id, "").await;
-    assert_eq!(counts(&body), vec![1, 1], "the default range is the last 30 days");
+    assert_eq!(
+        counts(&body),
+        vec![1, 1],
+        "the default range is the last 30 days"
+    );
     assert_eq!(body["to"], today.to_string());
     assert_eq!(body["from"], (today - Duration::days(29)).to_string());
 
@@ -238,7 +340,11 @@ async fn reports_cover_the_requested_utc_days() {
     let body = report(&app, &key, id, &format!("?to={}", day(39))).await;
     assert_eq!(counts(&body), vec![1, 1], "30 days up to to");
     let body = report(&app, &key, id, "?environment=production").await;
-    assert_eq!(counts(&body), vec![0, 0], "the events came through a development key");
+    assert_eq!(
+        counts(&body),
+        vec![0, 0],
+        "the events came through a development key"
+    );
     let body = report(&app, &key, id, "?environment=development").await;
     assert_eq!(counts(&body), vec![1, 1]);
     let body = report(&app, &key, id, &format!("?from={}&to={}", day(1), day(0))).await;
@@ -256,7 +362,13 @@ async fn reports_cover_the_requested_utc_days() {
         ("?from=2020-01-01&to=2026-01-01", "over 366 days"),
         ("?environment=staging", "unknown environment"),
     ] {
-        let (status, body) = read(app.game(Method::GET, &format!("/v1/funnels/{id}{query}"), &key).send().await.unwrap()).await;
+        let (status, body) = read(
+            app.game(Method::GET, &format!("/v1/funnels/{id}{query}"), &key)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, 400, "{why}: {body}");
         assert!(body["error"].is_string(), "{why}");
     }
@@ -268,11 +380,29 @@ async fn funnels_are_private_to_their_game() {
     let _admin = app.new_user().await; // the first account is the instance admin, who sees every game
     let (token, game_id, key) = app.game_with_key().await;
     let (other_token, other_game, other_key) = app.game_with_key().await;
-    let mine = create_funnel(&app, &token, &game_id, json!({ "name": "mine", "steps": ["a", "b"] })).await;
-    let theirs = create_funnel(&app, &other_token, &other_game, json!({ "name": "theirs", "steps": ["a", "b"] })).await;
+    let mine = create_funnel(
+        &app,
+        &token,
+        &game_id,
+        json!({ "name": "mine", "steps": ["a", "b"] }),
+    )
+    .await;
+    let theirs = create_funnel(
+        &app,
+        &other_token,
+        &other_game,
+        json!({ "name": "theirs", "steps": ["a", "b"] }),
+    )
+    .await;
     let theirs_id = theirs["funnel_id"].as_str().unwrap();
 
-    let (status, list) = read(app.game(Method::GET, "/v1/funnels", &key).send().await.unwrap()).await;
+    let (status, list) = read(
+        app.game(Method::GET, "/v1/funnels", &key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200);
     assert_eq!(list["funnels"].as_array().unwrap().len(), 1);
     assert_eq!(list["funnels"][0]["funnel_id"], mine["funnel_id"]);
@@ -286,7 +416,10 @@ async fn funnels_are_private_to_their_game() {
         assert_eq!(status, 404, "{why}: {body}");
         assert!(body["error"].is_string());
     }
-    assert_eq!(report(&app, &other_key, theirs_id, "").await["funnel_id"], theirs["funnel_id"]);
+    assert_eq!(
+        report(&app, &other_key, theirs_id, "").await["funnel_id"],
+        theirs["funnel_id"]
+    );
 
     // Dashboard: another game's funnel under my game's path is 404; their game is 403.
     let path = format!("/v1/games/{game_id}/funnels/{theirs_id}");
@@ -294,9 +427,25 @@ async fn funnels_are_private_to_their_game() {
         let (status, _) = read(app.dashboard(method, &path, &token).send().await.unwrap()).await;
         assert_eq!(status, 404);
     }
-    let (status, _) = read(app.dashboard(Method::GET, &format!("/v1/games/{other_game}/funnels"), &token).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(
+            Method::GET,
+            &format!("/v1/games/{other_game}/funnels"),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
     assert_eq!(status, 403);
-    let (status, _) = read(app.request(Method::GET, "/v1/funnels").send().await.unwrap()).await;
+    let (status, _) = read(
+        app.request(Method::GET, "/v1/funnels")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 401);
 }
 
@@ -313,50 +462,111 @@ async fn funnel_definitions_are_validated_and_editable_by_editors_only() {
         (json!({ "name": "f" }), "steps missing"),
         (json!({ "steps": ["a", "b"] }), "name missing"),
         (json!({ "name": "", "steps": ["a", "b"] }), "empty name"),
-        (json!({ "name": "x".repeat(101), "steps": ["a", "b"] }), "long name"),
+        (
+            json!({ "name": "x".repeat(101), "steps": ["a", "b"] }),
+            "long name",
+        ),
         (json!({ "name": "f", "steps": ["a", ""] }), "empty step"),
-        (json!({ "name": "f", "steps": ["a", "b".repeat(129)] }), "long step"),
+        (
+            json!({ "name": "f", "steps": ["a", "b".repeat(129)] }),
+            "long step",
+        ),
         (json!({ "name": "f", "steps": ["a", null] }), "null step"),
-        (json!({ "name": "f", "steps": ["a", ["b"]] }), "step is an array"),
+        (
+            json!({ "name": "f", "steps": ["a", ["b"]] }),
+            "step is an array",
+        ),
         (json!({ "name": "f", "steps": "a,b" }), "steps not an array"),
-        (json!({ "name": "f", "mode": "fuzzy", "steps": ["a", "b"] }), "unknown mode"),
-        (json!({ "name": "f", "steps": ["a", "b"], "within_hours": 0 }), "zero window"),
-        (json!({ "name": "f", "steps": ["a", "b"], "within_hours": -3 }), "negative window"),
-        (json!({ "name": "f", "steps": ["a", "b"], "colour": "red" }), "unknown field"),
+        (
+            json!({ "name": "f", "mode": "fuzzy", "steps": ["a", "b"] }),
+            "unknown mode",
+        ),
+        (
+            json!({ "name": "f", "steps": ["a", "b"], "within_hours": 0 }),
+            "zero window",
+        ),
+        (
+            json!({ "name": "f", "steps": ["a", "b"], "within_hours": -3 }),
+            "negative window",
+        ),
+        (
+            json!({ "name": "f", "steps": ["a", "b"], "colour": "red" }),
+            "unknown field",
+        ),
     ] {
-        let (status, body) = read(app.dashboard(Method::POST, &path, &token).json(&body).send().await.unwrap()).await;
+        let (status, body) = read(
+            app.dashboard(Method::POST, &path, &token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, 400, "{why}: {body}");
         assert!(body["error"].is_string(), "{why}");
     }
 
     let twenty: Vec<String> = (0..20).map(|i| format!("e{i}")).collect();
-    let funnel = create_funnel(&app, &token, &game_id, json!({ "name": "Long", "mode": "strict", "steps": twenty })).await;
+    let funnel = create_funnel(
+        &app,
+        &token,
+        &game_id,
+        json!({ "name": "Long", "mode": "strict", "steps": twenty }),
+    )
+    .await;
     let funnel_path = format!("{path}/{}", funnel["funnel_id"].as_str().unwrap());
 
     // A viewer reads but cannot write.
     let viewer = app.new_user().await;
     let viewer_email = email_of(&app, &viewer).await;
     let (status, _) = read(
-        app.dashboard(Method::POST, &format!("/v1/games/{game_id}/members"), &token)
-            .json(&json!({ "email": viewer_email, "role": "viewer" }))
+        app.dashboard(
+            Method::POST,
+            &format!("/v1/games/{game_id}/members"),
+            &token,
+        )
+        .json(&json!({ "email": viewer_email, "role": "viewer" }))
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let (status, list) = read(
+        app.dashboard(Method::GET, &path, &viewer)
             .send()
             .await
             .unwrap(),
     )
     .await;
-    assert_eq!(status, 201);
-    let (status, list) = read(app.dashboard(Method::GET, &path, &viewer).send().await.unwrap()).await;
     assert_eq!(status, 200);
     assert_eq!(list["funnels"][0]["name"], "Long");
-    let (status, _) = read(app.dashboard(Method::GET, &funnel_path, &viewer).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(Method::GET, &funnel_path, &viewer)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200);
     for (method, body) in [
         (Method::POST, json!({ "name": "v", "steps": ["a", "b"] })),
         (Method::PATCH, json!({ "name": "v" })),
         (Method::DELETE, json!({})),
     ] {
-        let target = if method == Method::POST { &path } else { &funnel_path };
-        let (status, body) = read(app.dashboard(method.clone(), target, &viewer).json(&body).send().await.unwrap()).await;
+        let target = if method == Method::POST {
+            &path
+        } else {
+            &funnel_path
+        };
+        let (status, body) = read(
+            app.dashboard(method.clone(), target, &viewer)
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, 403, "viewer {method}: {body}");
     }
 
@@ -369,21 +579,53 @@ async fn funnel_definitions_are_validated_and_editable_by_editors_only() {
     )
     .await;
     assert_eq!(status, 200, "{updated}");
-    assert_eq!((updated["name"].as_str(), updated["mode"].as_str()), (Some("Short"), Some("loose")));
+    assert_eq!(
+        (updated["name"].as_str(), updated["mode"].as_str()),
+        (Some("Short"), Some("loose"))
+    );
     assert_eq!(updated["steps"], json!(["x", "y"]));
-    let (status, _) = read(app.dashboard(Method::PATCH, &funnel_path, &token).json(&json!({ "steps": ["x"] })).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(Method::PATCH, &funnel_path, &token)
+            .json(&json!({ "steps": ["x"] }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 400);
 
-    let (status, _) = read(app.dashboard(Method::DELETE, &funnel_path, &token).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(Method::DELETE, &funnel_path, &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 204);
-    let (status, _) = read(app.dashboard(Method::GET, &funnel_path, &token).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(Method::GET, &funnel_path, &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 404);
 }
 
 /// The e-mail address behind a token.
 pub async fn email_of(app: &TestApp, token: &str) -> String {
-    let (_, me) = read(app.dashboard(Method::GET, "/v1/auth/me", token).send().await.unwrap()).await;
-    me["email"].as_str().or(me["user"]["email"].as_str()).expect("me has an email").to_string()
+    let (_, me) = read(
+        app.dashboard(Method::GET, "/v1/auth/me", token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    me["email"]
+        .as_str()
+        .or(me["user"]["email"].as_str())
+        .expect("me has an email")
+        .to_string()
 }
 
 /// End to end through ingestion: events sent with `POST /v1/track` (backdated with
@@ -392,15 +634,30 @@ pub async fn email_of(app: &TestApp, token: &str) -> String {
 async fn tracked_events_feed_the_funnel() {
     let app = spawn_app().await;
     let (token, game_id, key) = app.game_with_key().await;
-    let funnel = create_funnel(&app, &token, &game_id, json!({ "name": "tutorial", "mode": "strict", "steps": ["start", "finish"] })).await;
-    let at = |minutes: i64| playtrace::api::timestamp(app.state.now() - Duration::hours(2) + Duration::minutes(minutes));
+    let funnel = create_funnel(
+        &app,
+        &token,
+        &game_id,
+        json!({ "name": "tutorial", "mode": "strict", "steps": ["start", "finish"] }),
+    )
+    .await;
+    let at = |minutes: i64| {
+        playtrace::api::timestamp(app.state.now() - Duration::hours(2) + Duration::minutes(minutes))
+    };
     let batch = json!([
         { "event_name": "start", "session_id": "s1", "player_id": "p1", "client_timestamp": at(0) },
         { "event_name": "finish", "session_id": "s1", "player_id": "p1", "client_timestamp": at(5) },
         { "event_name": "start", "session_id": "s2", "player_id": "p2", "client_timestamp": at(1) },
         { "event_name": "finish", "session_id": "s3", "client_timestamp": at(2) },
     ]);
-    let (status, body) = read(app.game(Method::POST, "/v1/track", &key).json(&batch).send().await.unwrap()).await;
+    let (status, body) = read(
+        app.game(Method::POST, "/v1/track", &key)
+            .json(&batch)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 202, "{body}");
     let report = report(&app, &key, funnel["funnel_id"].as_str().unwrap(), "").await;
     assert_eq!(counts(&report), vec![2, 1], "{report}");

@@ -9,7 +9,11 @@ async fn create_list_read_rename_and_delete_a_game() {
     let token = app.new_user().await;
 
     let (status, game) = read(
-        app.dashboard(Method::POST, "/v1/games", &token).json(&json!({ "name": "Space Goats" })).send().await.unwrap(),
+        app.dashboard(Method::POST, "/v1/games", &token)
+            .json(&json!({ "name": "Space Goats" }))
+            .send()
+            .await
+            .unwrap(),
     )
     .await;
     assert_eq!(status, 201, "{game}");
@@ -19,7 +23,13 @@ async fn create_list_read_rename_and_delete_a_game() {
     assert!(game["created_at"].as_str().unwrap().ends_with('Z'));
     let id = game["game_id"].as_str().unwrap();
 
-    let (_, list) = read(app.dashboard(Method::GET, "/v1/games", &token).send().await.unwrap()).await;
+    let (_, list) = read(
+        app.dashboard(Method::GET, "/v1/games", &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(list["games"].as_array().unwrap().len(), 1);
 
     let (status, renamed) = read(
@@ -34,9 +44,21 @@ async fn create_list_read_rename_and_delete_a_game() {
     assert_eq!(renamed["name"], "Space Goats 2");
     assert_eq!(renamed["event_validation"], "warn");
 
-    let (status, _) = read(app.dashboard(Method::DELETE, &format!("/v1/games/{id}"), &token).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(Method::DELETE, &format!("/v1/games/{id}"), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 204);
-    let (_, list) = read(app.dashboard(Method::GET, "/v1/games", &token).send().await.unwrap()).await;
+    let (_, list) = read(
+        app.dashboard(Method::GET, "/v1/games", &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert!(list["games"].as_array().unwrap().is_empty());
 }
 
@@ -47,7 +69,11 @@ async fn only_the_admin_sets_tiers_and_rate_limits() {
     let user = app.new_user().await;
 
     let (status, _) = read(
-        app.dashboard(Method::POST, "/v1/games", &user).json(&json!({ "name": "G", "tier": "studio" })).send().await.unwrap(),
+        app.dashboard(Method::POST, "/v1/games", &user)
+            .json(&json!({ "name": "G", "tier": "studio" }))
+            .send()
+            .await
+            .unwrap(),
     )
     .await;
     assert_eq!(status, 403);
@@ -86,8 +112,21 @@ async fn only_the_admin_sets_tiers_and_rate_limits() {
     .await;
     assert_eq!(status, 400);
 
-    let (_, all) = read(app.dashboard(Method::GET, "/v1/games", &admin).send().await.unwrap()).await;
-    assert!(all["games"].as_array().unwrap().iter().any(|g| g["game_id"] == game_id.as_str()), "admin sees every game");
+    let (_, all) = read(
+        app.dashboard(Method::GET, "/v1/games", &admin)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(
+        all["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["game_id"] == game_id.as_str()),
+        "admin sees every game"
+    );
 }
 
 #[tokio::test]
@@ -99,36 +138,90 @@ async fn roles_decide_what_members_may_do() {
     let viewer_email = format!("viewer-{}@studio.test", uuid::Uuid::new_v4().simple());
     let viewer = app.register(&viewer_email).await;
     let (status, _) = read(
-        app.dashboard(Method::POST, &format!("/v1/games/{game_id}/members"), &owner)
-            .json(&json!({ "email": viewer_email, "role": "viewer" }))
+        app.dashboard(
+            Method::POST,
+            &format!("/v1/games/{game_id}/members"),
+            &owner,
+        )
+        .json(&json!({ "email": viewer_email, "role": "viewer" }))
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201);
+
+    let (status, game) = read(
+        app.dashboard(Method::GET, &format!("/v1/games/{game_id}"), &viewer)
             .send()
             .await
             .unwrap(),
     )
     .await;
-    assert_eq!(status, 201);
-
-    let (status, game) = read(app.dashboard(Method::GET, &format!("/v1/games/{game_id}"), &viewer).send().await.unwrap()).await;
     assert_eq!(status, 200);
     assert_eq!(game["role"], "viewer");
     for (method, path, body) in [
-        (Method::PATCH, format!("/v1/games/{game_id}"), json!({ "name": "mine now" })),
-        (Method::POST, format!("/v1/games/{game_id}/api-keys"), json!({ "environment": "production" })),
-        (Method::POST, format!("/v1/games/{game_id}/members"), json!({ "email": "x@studio.test", "role": "owner" })),
+        (
+            Method::PATCH,
+            format!("/v1/games/{game_id}"),
+            json!({ "name": "mine now" }),
+        ),
+        (
+            Method::POST,
+            format!("/v1/games/{game_id}/api-keys"),
+            json!({ "environment": "production" }),
+        ),
+        (
+            Method::POST,
+            format!("/v1/games/{game_id}/members"),
+            json!({ "email": "x@studio.test", "role": "owner" }),
+        ),
     ] {
-        let (status, answer) = read(app.dashboard(method, &path, &viewer).json(&body).send().await.unwrap()).await;
+        let (status, answer) = read(
+            app.dashboard(method, &path, &viewer)
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, 403, "{path}: {answer}");
         assert!(answer["error"].is_string());
     }
-    let (status, _) = read(app.dashboard(Method::DELETE, &format!("/v1/games/{game_id}"), &viewer).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(Method::DELETE, &format!("/v1/games/{game_id}"), &viewer)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 403);
 
-    let (_, members) = read(app.dashboard(Method::GET, &format!("/v1/games/{game_id}/members"), &owner).send().await.unwrap()).await;
+    let (_, members) = read(
+        app.dashboard(Method::GET, &format!("/v1/games/{game_id}/members"), &owner)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(members["members"].as_array().unwrap().len(), 2);
-    let (_, me) = read(app.dashboard(Method::GET, "/v1/auth/me", &owner).send().await.unwrap()).await;
+    let (_, me) = read(
+        app.dashboard(Method::GET, "/v1/auth/me", &owner)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     let owner_id = me["id"].as_str().unwrap();
     let (status, _) = read(
-        app.dashboard(Method::DELETE, &format!("/v1/games/{game_id}/members/{owner_id}"), &owner).send().await.unwrap(),
+        app.dashboard(
+            Method::DELETE,
+            &format!("/v1/games/{game_id}/members/{owner_id}"),
+            &owner,
+        )
+        .send()
+        .await
+        .unwrap(),
     )
     .await;
     assert_eq!(status, 409, "the last owner cannot leave");
@@ -140,22 +233,62 @@ async fn nobody_sees_or_touches_another_users_game() {
     let _admin = app.new_user().await;
     let (owner, game_id, _key) = app.game_with_key().await;
     let stranger = app.new_user().await;
-    let (_, keys) = read(app.dashboard(Method::GET, &format!("/v1/games/{game_id}/api-keys"), &owner).send().await.unwrap()).await;
+    let (_, keys) = read(
+        app.dashboard(
+            Method::GET,
+            &format!("/v1/games/{game_id}/api-keys"),
+            &owner,
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
     let key_id = keys["api_keys"][0]["key_id"].as_str().unwrap().to_string();
-    let (_, me) = read(app.dashboard(Method::GET, "/v1/auth/me", &owner).send().await.unwrap()).await;
+    let (_, me) = read(
+        app.dashboard(Method::GET, "/v1/auth/me", &owner)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     let owner_id = me["id"].as_str().unwrap().to_string();
 
     let routes = [
         (Method::GET, format!("/v1/games/{game_id}"), None),
-        (Method::PATCH, format!("/v1/games/{game_id}"), Some(json!({ "name": "stolen" }))),
+        (
+            Method::PATCH,
+            format!("/v1/games/{game_id}"),
+            Some(json!({ "name": "stolen" })),
+        ),
         (Method::DELETE, format!("/v1/games/{game_id}"), None),
         (Method::GET, format!("/v1/games/{game_id}/members"), None),
-        (Method::POST, format!("/v1/games/{game_id}/members"), Some(json!({ "email": "me@evil.test", "role": "owner" }))),
-        (Method::PATCH, format!("/v1/games/{game_id}/members/{owner_id}"), Some(json!({ "role": "viewer" }))),
-        (Method::DELETE, format!("/v1/games/{game_id}/members/{owner_id}"), None),
+        (
+            Method::POST,
+            format!("/v1/games/{game_id}/members"),
+            Some(json!({ "email": "me@evil.test", "role": "owner" })),
+        ),
+        (
+            Method::PATCH,
+            format!("/v1/games/{game_id}/members/{owner_id}"),
+            Some(json!({ "role": "viewer" })),
+        ),
+        (
+            Method::DELETE,
+            format!("/v1/games/{game_id}/members/{owner_id}"),
+            None,
+        ),
         (Method::GET, format!("/v1/games/{game_id}/api-keys"), None),
-        (Method::POST, format!("/v1/games/{game_id}/api-keys"), Some(json!({ "environment": "production" }))),
-        (Method::DELETE, format!("/v1/games/{game_id}/api-keys/{key_id}"), None),
+        (
+            Method::POST,
+            format!("/v1/games/{game_id}/api-keys"),
+            Some(json!({ "environment": "production" })),
+        ),
+        (
+            Method::DELETE,
+            format!("/v1/games/{game_id}/api-keys/{key_id}"),
+            None,
+        ),
     ];
     for (method, path, body) in routes {
         let mut request = app.dashboard(method.clone(), &path, &stranger);
@@ -165,9 +298,21 @@ async fn nobody_sees_or_touches_another_users_game() {
         let (status, answer) = read(request.send().await.unwrap()).await;
         assert_eq!(status, 403, "{method} {path}: {answer}");
     }
-    let (_, list) = read(app.dashboard(Method::GET, "/v1/games", &stranger).send().await.unwrap()).await;
+    let (_, list) = read(
+        app.dashboard(Method::GET, "/v1/games", &stranger)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert!(list["games"].as_array().unwrap().is_empty());
-    let (status, game) = read(app.dashboard(Method::GET, &format!("/v1/games/{game_id}"), &owner).send().await.unwrap()).await;
+    let (status, game) = read(
+        app.dashboard(Method::GET, &format!("/v1/games/{game_id}"), &owner)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200);
     assert_eq!(game["name"], "Test Game", "nothing changed");
 }

@@ -14,13 +14,24 @@ async fn probes_docs_and_spec_answer() {
     assert_eq!(body["cold_store"], true);
     assert_eq!(body["hot_store"], true);
 
-    let (status, spec) = read(app.request(Method::GET, "/openapi.json").send().await.unwrap()).await;
+    let (status, spec) = read(
+        app.request(Method::GET, "/openapi.json")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200);
     assert!(spec["paths"]["/v1/auth/register"].is_object());
 
     let docs = app.request(Method::GET, "/docs").send().await.unwrap();
     assert_eq!(docs.status(), 200);
-    assert!(docs.text().await.unwrap().to_lowercase().contains("swagger"));
+    assert!(docs
+        .text()
+        .await
+        .unwrap()
+        .to_lowercase()
+        .contains("swagger"));
 }
 
 #[tokio::test]

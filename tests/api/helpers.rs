@@ -14,7 +14,8 @@ pub fn services_backend() -> bool {
 }
 
 pub fn postgres_admin_url() -> String {
-    std::env::var("PLAYTRACE_TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
+    std::env::var("PLAYTRACE_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
 }
 
 pub fn redis_url() -> String {
@@ -37,7 +38,9 @@ impl Backend {
         if services_backend() {
             let name = format!("pt_test_{id}");
             let admin = format!("{}/postgres", postgres_admin_url());
-            let db = sea_orm::Database::connect(admin).await.expect("PostgreSQL is reachable");
+            let db = sea_orm::Database::connect(admin)
+                .await
+                .expect("PostgreSQL is reachable");
             sea_orm::ConnectionTrait::execute_unprepared(&db, &format!("CREATE DATABASE {name}"))
                 .await
                 .expect("create test database");
@@ -111,7 +114,10 @@ pub async fn spawn_on(backend: Backend, customize: impl FnOnce(&mut Settings)) -
     });
     TestApp {
         address,
-        client: reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap(),
+        client: reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap(),
         clock,
         state,
         backend,
@@ -153,7 +159,8 @@ impl TestApp {
 
     /// Registers a fresh account with a unique address; returns its token.
     pub async fn new_user(&self) -> String {
-        self.register(&format!("dev-{}@studio.test", Uuid::new_v4().simple())).await
+        self.register(&format!("dev-{}@studio.test", Uuid::new_v4().simple()))
+            .await
     }
 
     pub async fn create_game(&self, token: &str) -> String {
@@ -170,7 +177,11 @@ impl TestApp {
 
     pub async fn create_key(&self, token: &str, game_id: &str, environment: &str) -> String {
         let response = self
-            .dashboard(Method::POST, &format!("/v1/games/{game_id}/api-keys"), token)
+            .dashboard(
+                Method::POST,
+                &format!("/v1/games/{game_id}/api-keys"),
+                token,
+            )
             .json(&json!({ "environment": environment }))
             .send()
             .await
@@ -211,7 +222,11 @@ impl Drop for TestApp {
 pub async fn read(response: Response) -> (u16, Value) {
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
-    let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+    let body = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap_or(Value::String(text))
+    };
     (status, body)
 }
 
@@ -222,7 +237,9 @@ pub async fn hot_stores() -> Vec<(&'static str, playtrace::store::hot::HotStore)
     let mut stores = vec![("memory", HotStore::in_process())];
     if services_backend() {
         let prefix = format!("pt-test:{}:", Uuid::new_v4().simple());
-        let redis = HotStore::connect_redis(&redis_url(), &prefix).await.expect("Redis is reachable");
+        let redis = HotStore::connect_redis(&redis_url(), &prefix)
+            .await
+            .expect("Redis is reachable");
         stores.push(("redis", redis));
     }
     stores

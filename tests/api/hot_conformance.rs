@@ -14,13 +14,20 @@ async fn limits_count_per_bucket_and_window() {
             assert_eq!(window.count, expected, "{name}");
             assert_eq!(window.resets_in_secs, 50, "{name}");
         }
-        assert_eq!(store.limits.hit("b", 1, 60, start).await.unwrap().count, 1, "{name}: buckets are separate");
+        assert_eq!(
+            store.limits.hit("b", 1, 60, start).await.unwrap().count,
+            1,
+            "{name}: buckets are separate"
+        );
         let next = start + Duration::seconds(55);
         let window = store.limits.hit("a", 1, 60, next).await.unwrap();
         assert_eq!(window.count, 1, "{name}: a new window starts from zero");
         assert_eq!(window.resets_in_secs, 55, "{name}");
         let window = store.limits.hit("a", 10, 60, next).await.unwrap();
-        assert_eq!(window.count, 11, "{name}: a cost counts as that many requests");
+        assert_eq!(
+            window.count, 11,
+            "{name}: a cost counts as that many requests"
+        );
     }
 }
 
@@ -33,14 +40,20 @@ async fn limits_are_exact_under_concurrency() {
         for _ in 0..50 {
             let store = store.clone();
             let bucket = bucket.clone();
-            tasks.push(tokio::spawn(async move { store.limits.hit(&bucket, 1, 3600, now).await.unwrap().count }));
+            tasks.push(tokio::spawn(async move {
+                store.limits.hit(&bucket, 1, 3600, now).await.unwrap().count
+            }));
         }
         let mut counts = Vec::new();
         for task in tasks {
             counts.push(task.await.unwrap());
         }
         counts.sort();
-        assert_eq!(counts, (1..=50).collect::<Vec<u64>>(), "{name}: every hit counted once");
+        assert_eq!(
+            counts,
+            (1..=50).collect::<Vec<u64>>(),
+            "{name}: every hit counted once"
+        );
     }
 }
 
@@ -49,10 +62,19 @@ async fn locks_are_exclusive_until_released() {
     for (name, store) in stores().await {
         let now = Utc::now();
         let lock = format!("l-{}", Uuid::new_v4());
-        assert!(store.locks.try_acquire(&lock, 60, now).await.unwrap(), "{name}");
-        assert!(!store.locks.try_acquire(&lock, 60, now).await.unwrap(), "{name}: held");
+        assert!(
+            store.locks.try_acquire(&lock, 60, now).await.unwrap(),
+            "{name}"
+        );
+        assert!(
+            !store.locks.try_acquire(&lock, 60, now).await.unwrap(),
+            "{name}: held"
+        );
         store.locks.release(&lock).await.unwrap();
-        assert!(store.locks.try_acquire(&lock, 60, now).await.unwrap(), "{name}: released");
+        assert!(
+            store.locks.try_acquire(&lock, 60, now).await.unwrap(),
+            "{name}: released"
+        );
 
         let racers: Vec<_> = (0..20)
             .map(|_| {
@@ -74,6 +96,14 @@ async fn memory_locks_expire_with_the_clock() {
     let store = HotStore::in_process();
     let now = Utc::now();
     assert!(store.locks.try_acquire("x", 60, now).await.unwrap());
-    assert!(!store.locks.try_acquire("x", 60, now + Duration::seconds(59)).await.unwrap());
-    assert!(store.locks.try_acquire("x", 60, now + Duration::seconds(61)).await.unwrap());
+    assert!(!store
+        .locks
+        .try_acquire("x", 60, now + Duration::seconds(59))
+        .await
+        .unwrap());
+    assert!(store
+        .locks
+        .try_acquire("x", 60, now + Duration::seconds(61))
+        .await
+        .unwrap());
 }

@@ -12,14 +12,29 @@ async fn requests_over_the_limit_get_429_with_headers() {
         (token, game, key)
     };
     for expected_remaining in (0..5).rev() {
-        let response = app.game(Method::GET, "/v1/config", &key).send().await.unwrap();
+        let response = app
+            .game(Method::GET, "/v1/config", &key)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(response.status(), 200);
         assert_eq!(response.headers()["x-ratelimit-limit"], "5");
-        assert_eq!(response.headers()["x-ratelimit-remaining"], expected_remaining.to_string().as_str());
-        let reset: u64 = response.headers()["x-ratelimit-reset"].to_str().unwrap().parse().unwrap();
+        assert_eq!(
+            response.headers()["x-ratelimit-remaining"],
+            expected_remaining.to_string().as_str()
+        );
+        let reset: u64 = response.headers()["x-ratelimit-reset"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
         assert!((1..=60).contains(&reset));
     }
-    let response = app.game(Method::GET, "/v1/config", &key).send().await.unwrap();
+    let response = app
+        .game(Method::GET, "/v1/config", &key)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 429);
     assert!(response.headers().contains_key("retry-after"));
     let (_, body) = read(response).await;
@@ -29,18 +44,38 @@ async fn requests_over_the_limit_get_429_with_headers() {
 
     // the window moves on with the clock
     app.clock.advance(chrono::Duration::seconds(61));
-    assert_eq!(app.game(Method::GET, "/v1/config", &key).send().await.unwrap().status(), 200);
+    assert_eq!(
+        app.game(Method::GET, "/v1/config", &key)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
 }
 
 #[tokio::test]
 async fn unauthenticated_routes_are_limited_per_ip() {
     let app = spawn_app_with(|s| s.rate_limit_per_minute = 3).await;
     for _ in 0..3 {
-        let response = app.request(Method::GET, "/v1/nothing").send().await.unwrap();
+        let response = app
+            .request(Method::GET, "/v1/nothing")
+            .send()
+            .await
+            .unwrap();
         assert_eq!(response.status(), 404);
-        assert!(response.headers().contains_key("x-ratelimit-remaining"), "headers on errors too");
+        assert!(
+            response.headers().contains_key("x-ratelimit-remaining"),
+            "headers on errors too"
+        );
     }
-    let (status, body) = read(app.request(Method::GET, "/v1/nothing").send().await.unwrap()).await;
+    let (status, body) = read(
+        app.request(Method::GET, "/v1/nothing")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 429);
     assert_eq!(body["error"], "Too Many Requests");
 }
@@ -54,14 +89,32 @@ async fn two_nodes_share_accounts_keys_and_rate_windows() {
     let second = spawn_on(first.backend.clone(), |s| s.rate_limit_per_minute = 4).await;
     let (token, game_id, key) = first.game_with_key().await;
 
-    let (status, _) = read(second.dashboard(Method::GET, &format!("/v1/games/{game_id}"), &token).send().await.unwrap()).await;
+    let (status, _) = read(
+        second
+            .dashboard(Method::GET, &format!("/v1/games/{game_id}"), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200, "a token from node 1 works on node 2");
     let mut statuses = Vec::new();
     for i in 0..6 {
         let node = if i % 2 == 0 { &first } else { &second };
-        statuses.push(node.game(Method::GET, "/v1/config", &key).send().await.unwrap().status().as_u16());
+        statuses.push(
+            node.game(Method::GET, "/v1/config", &key)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16(),
+        );
     }
-    assert_eq!(statuses, vec![200, 200, 200, 200, 429, 429], "one window across both nodes");
+    assert_eq!(
+        statuses,
+        vec![200, 200, 200, 200, 429, 429],
+        "one window across both nodes"
+    );
 }
 
 #[tokio::test]
@@ -90,7 +143,13 @@ async fn leased_windows_never_admit_more_than_the_limit_across_nodes() {
             tasks.push(tokio::spawn(async move {
                 let mut admitted = 0u32;
                 for _ in 0..150 {
-                    let status = client.get(&url).header("x-game-api-key", &key).send().await.unwrap().status();
+                    let status = client
+                        .get(&url)
+                        .header("x-game-api-key", &key)
+                        .send()
+                        .await
+                        .unwrap()
+                        .status();
                     admitted += (status == 200) as u32;
                 }
                 admitted
@@ -101,6 +160,12 @@ async fn leased_windows_never_admit_more_than_the_limit_across_nodes() {
     for task in tasks {
         admitted += task.await.unwrap();
     }
-    assert!(admitted <= 1000, "admitted {admitted} of 2,400 with a limit of 1,000");
-    assert!(admitted >= 1000 - 2 * 10, "at most one lease per node lost: admitted {admitted}");
+    assert!(
+        admitted <= 1000,
+        "admitted {admitted} of 2,400 with a limit of 1,000"
+    );
+    assert!(
+        admitted >= 1000 - 2 * 10,
+        "at most one lease per node lost: admitted {admitted}"
+    );
 }

@@ -20,7 +20,10 @@ struct Collector {
 
 impl Handler for Collector {
     fn data_start(&mut self, _domain: &str, _from: &str, _is8bit: bool, to: &[String]) -> Response {
-        *self.current.lock().unwrap() = Some(Mail { to: to.to_vec(), data: String::new() });
+        *self.current.lock().unwrap() = Some(Mail {
+            to: to.to_vec(),
+            data: String::new(),
+        });
         response::OK
     }
 
@@ -51,17 +54,27 @@ impl MailSink {
         let collector = Collector::default();
         let inbox = collector.inbox.clone();
         let mut server = Server::new(collector);
-        server.with_name("sink.test").with_num_threads(2).with_tcp_listener(listener);
+        server
+            .with_name("sink.test")
+            .with_num_threads(2)
+            .with_tcp_listener(listener);
         std::thread::spawn(move || {
             let _ = server.serve();
         });
-        Self { url: format!("smtp://127.0.0.1:{port}"), inbox }
+        Self {
+            url: format!("smtp://127.0.0.1:{port}"),
+            inbox,
+        }
     }
 
     /// Waits up to 10 seconds for a mail to `to` and returns it.
     pub async fn wait_for(&self, to: &str) -> Mail {
         for _ in 0..100 {
-            if let Some(mail) = self.messages().into_iter().find(|m| m.to.iter().any(|t| t.contains(to))) {
+            if let Some(mail) = self
+                .messages()
+                .into_iter()
+                .find(|m| m.to.iter().any(|t| t.contains(to)))
+            {
                 return mail;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -78,5 +91,8 @@ impl MailSink {
 pub fn token_in(mail: &Mail) -> String {
     let body = mail.data.replace("=\r\n", "").replace("=3D", "=");
     let start = body.find("token=").expect("mail has a token link") + "token=".len();
-    body[start..].chars().take_while(|c| c.is_ascii_hexdigit()).collect()
+    body[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_hexdigit())
+        .collect()
 }

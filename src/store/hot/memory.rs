@@ -16,7 +16,13 @@ pub struct MemoryStore {
 
 #[async_trait]
 impl Limits for MemoryStore {
-    async fn hit(&self, bucket: &str, cost: u64, window_secs: u64, now: DateTime<Utc>) -> Result<WindowCount, HotError> {
+    async fn hit(
+        &self,
+        bucket: &str,
+        cost: u64,
+        window_secs: u64,
+        now: DateTime<Utc>,
+    ) -> Result<WindowCount, HotError> {
         let (window, resets_in_secs) = window_of(now, window_secs);
         let mut windows = self.windows.lock();
         if windows.len() >= SWEEP_AT {
@@ -27,18 +33,29 @@ impl Limits for MemoryStore {
             *entry = (window, 0);
         }
         entry.1 += cost;
-        Ok(WindowCount { count: entry.1, resets_in_secs })
+        Ok(WindowCount {
+            count: entry.1,
+            resets_in_secs,
+        })
     }
 }
 
 #[async_trait]
 impl Locks for MemoryStore {
-    async fn try_acquire(&self, name: &str, ttl_secs: u64, now: DateTime<Utc>) -> Result<bool, HotError> {
+    async fn try_acquire(
+        &self,
+        name: &str,
+        ttl_secs: u64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, HotError> {
         let mut locks = self.locks.lock();
         match locks.get(name) {
             Some(expires) if *expires > now => Ok(false),
             _ => {
-                locks.insert(name.to_string(), now + chrono::Duration::seconds(ttl_secs as i64));
+                locks.insert(
+                    name.to_string(),
+                    now + chrono::Duration::seconds(ttl_secs as i64),
+                );
                 Ok(true)
             }
         }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 pub mod leaderboards;
 pub mod memory;
-pub mod quotas;
 pub mod presence;
+pub mod quotas;
 pub mod redis;
 
 #[derive(Debug, thiserror::Error)]
@@ -33,14 +33,25 @@ pub struct WindowCount {
 pub trait Limits: Send + Sync {
     /// Counts `cost` requests for `bucket` in the `window_secs`-long window that contains
     /// `now`; the answer's `count` includes them.
-    async fn hit(&self, bucket: &str, cost: u64, window_secs: u64, now: DateTime<Utc>) -> Result<WindowCount, HotError>;
+    async fn hit(
+        &self,
+        bucket: &str,
+        cost: u64,
+        window_secs: u64,
+        now: DateTime<Utc>,
+    ) -> Result<WindowCount, HotError>;
 }
 
 /// Named mutual-exclusion leases with an expiry (alert cooldowns, period archiving).
 #[async_trait]
 pub trait Locks: Send + Sync {
     /// Takes `name` for `ttl_secs` if nobody holds it. True when this caller got it.
-    async fn try_acquire(&self, name: &str, ttl_secs: u64, now: DateTime<Utc>) -> Result<bool, HotError>;
+    async fn try_acquire(
+        &self,
+        name: &str,
+        ttl_secs: u64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, HotError>;
     /// Gives `name` back before its expiry.
     async fn release(&self, name: &str) -> Result<(), HotError>;
 }
@@ -75,7 +86,8 @@ impl HotStore {
     pub async fn connect_redis(url: &str, prefix: &str) -> Result<Self, HotError> {
         let handle = redis::RedisHandle::connect(url, prefix).await?;
         let store = Arc::new(redis::RedisStore::new(handle.clone()));
-        let presence = Arc::new(presence::redis::RedisPresence::connect(handle.clone(), url).await?);
+        let presence =
+            Arc::new(presence::redis::RedisPresence::connect(handle.clone(), url).await?);
         Ok(Self {
             limits: store.clone(),
             locks: store,

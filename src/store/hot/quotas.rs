@@ -30,7 +30,13 @@ pub trait Quotas: Send + Sync {
     /// Counts `amount` on `counter` if the total stays within `limit`, all or nothing. When the
     /// counter is missing it is first created from `rebuilt` (the count the caller read from the
     /// cold store); with `rebuilt` `None` a missing counter answers `Missing`.
-    async fn reserve(&self, counter: &str, amount: u64, limit: u64, rebuilt: Option<u64>) -> Result<Reservation, HotError>;
+    async fn reserve(
+        &self,
+        counter: &str,
+        amount: u64,
+        limit: u64,
+        rebuilt: Option<u64>,
+    ) -> Result<Reservation, HotError>;
 
     /// Gives back `amount` reserved earlier (never below zero). A missing counter stays missing:
     /// its rebuild reads the cold store, which never held the given-back events.
@@ -48,7 +54,13 @@ pub struct MemoryQuotas {
 
 #[async_trait]
 impl Quotas for MemoryQuotas {
-    async fn reserve(&self, counter: &str, amount: u64, limit: u64, rebuilt: Option<u64>) -> Result<Reservation, HotError> {
+    async fn reserve(
+        &self,
+        counter: &str,
+        amount: u64,
+        limit: u64,
+        rebuilt: Option<u64>,
+    ) -> Result<Reservation, HotError> {
         let mut counters = self.counters.lock();
         let current = match (counters.get(counter), rebuilt) {
             (Some(current), _) => *current,
@@ -123,7 +135,13 @@ impl RedisQuotas {
 
 #[async_trait]
 impl Quotas for RedisQuotas {
-    async fn reserve(&self, counter: &str, amount: u64, limit: u64, rebuilt: Option<u64>) -> Result<Reservation, HotError> {
+    async fn reserve(
+        &self,
+        counter: &str,
+        amount: u64,
+        limit: u64,
+        rebuilt: Option<u64>,
+    ) -> Result<Reservation, HotError> {
         let args = vec![
             amount.to_string(),
             limit.to_string(),
@@ -135,8 +153,12 @@ impl Quotas for RedisQuotas {
             .evalsha_with_reload(self.handle.pool.next(), vec![self.key(counter)], args)
             .await?;
         match reply.as_slice() {
-            [1, used] => Ok(Reservation::Reserved { used: (*used).max(0) as u64 }),
-            [0, current] => Ok(Reservation::Refused { current: (*current).max(0) as u64 }),
+            [1, used] => Ok(Reservation::Reserved {
+                used: (*used).max(0) as u64,
+            }),
+            [0, current] => Ok(Reservation::Refused {
+                current: (*current).max(0) as u64,
+            }),
             [-1, _] => Ok(Reservation::Missing),
             other => Err(HotError::Reply(format!("quota reserve answered {other:?}"))),
         }
@@ -145,7 +167,11 @@ impl Quotas for RedisQuotas {
     async fn release(&self, counter: &str, amount: u64) -> Result<(), HotError> {
         let _: i64 = self
             .release_script
-            .evalsha_with_reload(self.handle.pool.next(), vec![self.key(counter)], vec![amount.to_string()])
+            .evalsha_with_reload(
+                self.handle.pool.next(),
+                vec![self.key(counter)],
+                vec![amount.to_string()],
+            )
             .await?;
         Ok(())
     }

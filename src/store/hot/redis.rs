@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use fred::{
     prelude::*,
-    types::{scripts::Script, SetOptions, Expiration},
+    types::{scripts::Script, Expiration, SetOptions},
 };
 use std::sync::Arc;
 
@@ -26,7 +26,10 @@ impl RedisHandle {
             .set_policy(ReconnectPolicy::new_exponential(0, 100, 5_000, 2))
             .build_pool(4)?;
         pool.init().await?;
-        Ok(Self { pool, prefix: Arc::from(prefix) })
+        Ok(Self {
+            pool,
+            prefix: Arc::from(prefix),
+        })
     }
 
     /// The full Redis key for a logical key.
@@ -54,31 +57,58 @@ pub struct RedisStore {
 
 impl RedisStore {
     pub fn new(handle: RedisHandle) -> Self {
-        Self { handle, hit_script: Script::from_lua(HIT_SCRIPT) }
+        Self {
+            handle,
+            hit_script: Script::from_lua(HIT_SCRIPT),
+        }
     }
 }
 
 #[async_trait]
 impl Limits for RedisStore {
-    async fn hit(&self, bucket: &str, cost: u64, window_secs: u64, now: DateTime<Utc>) -> Result<WindowCount, HotError> {
+    async fn hit(
+        &self,
+        bucket: &str,
+        cost: u64,
+        window_secs: u64,
+        now: DateTime<Utc>,
+    ) -> Result<WindowCount, HotError> {
         let (window, resets_in_secs) = window_of(now, window_secs);
         let key = self.handle.key(&format!("rl:{bucket}:{window}"));
         let count: i64 = self
             .hit_script
-            .evalsha_with_reload(self.handle.pool.next(), vec![key], vec![(window_secs * 2).to_string(), cost.max(1).to_string()])
+            .evalsha_with_reload(
+                self.handle.pool.next(),
+                vec![key],
+                vec![(window_secs * 2).to_string(), cost.max(1).to_string()],
+            )
             .await?;
-        Ok(WindowCount { count: count.max(0) as u64, resets_in_secs })
+        Ok(WindowCount {
+            count: count.max(0) as u64,
+            resets_in_secs,
+        })
     }
 }
 
 #[async_trait]
 impl Locks for RedisStore {
-    async fn try_acquire(&self, name: &str, ttl_secs: u64, _now: DateTime<Utc>) -> Result<bool, HotError> {
+    async fn try_acquire(
+        &self,
+        name: &str,
+        ttl_secs: u64,
+        _now: DateTime<Utc>,
+    ) -> Result<bool, HotError> {
         let key = self.handle.key(&format!("lock:{name}"));
         let reply: Option<String> = self
             .handle
             .pool
-            .set(key, "1", Some(Expiration::EX(ttl_secs.max(1) as i64)), Some(SetOptions::NX), false)
+            .set(
+                key,
+                "1",
+                Some(Expiration::EX(ttl_secs.max(1) as i64)),
+                Some(SetOptions::NX),
+                false,
+            )
             .await?;
         Ok(reply.is_some())
     }

@@ -8,7 +8,12 @@ async fn stores() -> Vec<(&'static str, HotStore)> {
     let mut stores = vec![("memory", HotStore::in_process())];
     if services_backend() {
         let prefix = format!("pt-test:{}:", Uuid::new_v4().simple());
-        stores.push(("redis", HotStore::connect_redis(&redis_url(), &prefix).await.expect("Redis is reachable")));
+        stores.push((
+            "redis",
+            HotStore::connect_redis(&redis_url(), &prefix)
+                .await
+                .expect("Redis is reachable"),
+        ));
     }
     stores
 }
@@ -17,12 +22,32 @@ async fn stores() -> Vec<(&'static str, HotStore)> {
 async fn a_missing_counter_is_reported_until_rebuilt() {
     for (name, store) in stores().await {
         let quotas = &store.quotas;
-        assert_eq!(quotas.reserve("g:2026-11", 5, 100, None).await.unwrap(), Reservation::Missing, "{name}");
-        assert_eq!(quotas.current("g:2026-11").await.unwrap(), None, "{name}: asking creates nothing");
-        assert_eq!(quotas.reserve("g:2026-11", 5, 100, Some(40)).await.unwrap(), Reservation::Reserved { used: 45 }, "{name}");
+        assert_eq!(
+            quotas.reserve("g:2026-11", 5, 100, None).await.unwrap(),
+            Reservation::Missing,
+            "{name}"
+        );
+        assert_eq!(
+            quotas.current("g:2026-11").await.unwrap(),
+            None,
+            "{name}: asking creates nothing"
+        );
+        assert_eq!(
+            quotas.reserve("g:2026-11", 5, 100, Some(40)).await.unwrap(),
+            Reservation::Reserved { used: 45 },
+            "{name}"
+        );
         // a later rebuild does not overwrite the live count
-        assert_eq!(quotas.reserve("g:2026-11", 5, 100, Some(0)).await.unwrap(), Reservation::Reserved { used: 50 }, "{name}");
-        assert_eq!(quotas.current("g:2026-11").await.unwrap(), Some(50), "{name}");
+        assert_eq!(
+            quotas.reserve("g:2026-11", 5, 100, Some(0)).await.unwrap(),
+            Reservation::Reserved { used: 50 },
+            "{name}"
+        );
+        assert_eq!(
+            quotas.current("g:2026-11").await.unwrap(),
+            Some(50),
+            "{name}"
+        );
     }
 }
 
@@ -30,18 +55,50 @@ async fn a_missing_counter_is_reported_until_rebuilt() {
 async fn reservations_are_all_or_nothing_and_releases_give_back() {
     for (name, store) in stores().await {
         let quotas = &store.quotas;
-        assert_eq!(quotas.reserve("c", 8, 10, Some(0)).await.unwrap(), Reservation::Reserved { used: 8 }, "{name}");
-        assert_eq!(quotas.reserve("c", 3, 10, None).await.unwrap(), Reservation::Refused { current: 8 }, "{name}");
-        assert_eq!(quotas.current("c").await.unwrap(), Some(8), "{name}: a refusal counts nothing");
-        assert_eq!(quotas.reserve("c", 2, 10, None).await.unwrap(), Reservation::Reserved { used: 10 }, "{name}");
-        assert_eq!(quotas.reserve("c", 0, 10, None).await.unwrap(), Reservation::Reserved { used: 10 }, "{name}");
+        assert_eq!(
+            quotas.reserve("c", 8, 10, Some(0)).await.unwrap(),
+            Reservation::Reserved { used: 8 },
+            "{name}"
+        );
+        assert_eq!(
+            quotas.reserve("c", 3, 10, None).await.unwrap(),
+            Reservation::Refused { current: 8 },
+            "{name}"
+        );
+        assert_eq!(
+            quotas.current("c").await.unwrap(),
+            Some(8),
+            "{name}: a refusal counts nothing"
+        );
+        assert_eq!(
+            quotas.reserve("c", 2, 10, None).await.unwrap(),
+            Reservation::Reserved { used: 10 },
+            "{name}"
+        );
+        assert_eq!(
+            quotas.reserve("c", 0, 10, None).await.unwrap(),
+            Reservation::Reserved { used: 10 },
+            "{name}"
+        );
         quotas.release("c", 4).await.unwrap();
         assert_eq!(quotas.current("c").await.unwrap(), Some(6), "{name}");
         quotas.release("c", 100).await.unwrap();
-        assert_eq!(quotas.current("c").await.unwrap(), Some(0), "{name}: never below zero");
+        assert_eq!(
+            quotas.current("c").await.unwrap(),
+            Some(0),
+            "{name}: never below zero"
+        );
         quotas.release("absent", 3).await.unwrap();
-        assert_eq!(quotas.current("absent").await.unwrap(), None, "{name}: release creates nothing");
-        assert_eq!(quotas.reserve("other", 11, 10, Some(0)).await.unwrap(), Reservation::Refused { current: 0 }, "{name}");
+        assert_eq!(
+            quotas.current("absent").await.unwrap(),
+            None,
+            "{name}: release creates nothing"
+        );
+        assert_eq!(
+            quotas.reserve("other", 11, 10, Some(0)).await.unwrap(),
+            Reservation::Refused { current: 0 },
+            "{name}"
+        );
     }
 }
 
@@ -53,7 +110,13 @@ async fn reservations_are_exact_under_concurrency() {
         for _ in 0..60 {
             let store = store.clone();
             let counter = counter.clone();
-            tasks.push(tokio::spawn(async move { store.quotas.reserve(&counter, 3, 100, Some(0)).await.unwrap() }));
+            tasks.push(tokio::spawn(async move {
+                store
+                    .quotas
+                    .reserve(&counter, 3, 100, Some(0))
+                    .await
+                    .unwrap()
+            }));
         }
         let mut reserved = Vec::new();
         for task in tasks {
@@ -62,7 +125,15 @@ async fn reservations_are_exact_under_concurrency() {
             }
         }
         reserved.sort();
-        assert_eq!(reserved, (1..=33).map(|i| i * 3).collect::<Vec<u64>>(), "{name}: 33 of 60 fit, each counted once");
-        assert_eq!(store.quotas.current(&counter).await.unwrap(), Some(99), "{name}");
+        assert_eq!(
+            reserved,
+            (1..=33).map(|i| i * 3).collect::<Vec<u64>>(),
+            "{name}: 33 of 60 fit, each counted once"
+        );
+        assert_eq!(
+            store.quotas.current(&counter).await.unwrap(),
+            Some(99),
+            "{name}"
+        );
     }
 }

@@ -21,7 +21,11 @@ struct Server {
 
 impl Server {
     async fn start(backend: &Backend) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let mut command = Command::new(env!("CARGO_BIN_EXE_playtrace"));
         command
             .arg("serve")
@@ -41,7 +45,12 @@ impl Server {
         let address = format!("http://127.0.0.1:{port}");
         let client = reqwest::Client::new();
         for _ in 0..300 {
-            if client.get(format!("{address}/healthz")).send().await.is_ok_and(|r| r.status() == 200) {
+            if client
+                .get(format!("{address}/healthz"))
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == 200)
+            {
                 return Self { child, address };
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -62,7 +71,12 @@ impl Drop for Server {
     }
 }
 
-async fn post(client: &reqwest::Client, url: String, token: Option<&str>, body: Value) -> (u16, Value) {
+async fn post(
+    client: &reqwest::Client,
+    url: String,
+    token: Option<&str>,
+    body: Value,
+) -> (u16, Value) {
     let mut request = client.request(Method::POST, url).json(&body);
     if let Some(token) = token {
         request = request.bearer_auth(token);
@@ -74,28 +88,63 @@ async fn post(client: &reqwest::Client, url: String, token: Option<&str>, body: 
 async fn every_acknowledged_event_survives_kill_9_exactly_once() {
     let backend = Backend::fresh().await;
     let mut server = Server::start(&backend).await;
-    let client = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap();
     let base = server.address.clone();
-    let (status, registered) = post(&client, format!("{base}/v1/auth/register"), None, json!({ "email": "kill@studio.test", "password": PASSWORD })).await;
+    let (status, registered) = post(
+        &client,
+        format!("{base}/v1/auth/register"),
+        None,
+        json!({ "email": "kill@studio.test", "password": PASSWORD }),
+    )
+    .await;
     assert_eq!(status, 201, "{registered}");
     let token = registered["token"].as_str().unwrap().to_string();
-    let (_, game) = post(&client, format!("{base}/v1/games"), Some(&token), json!({ "name": "Crash Test" })).await;
+    let (_, game) = post(
+        &client,
+        format!("{base}/v1/games"),
+        Some(&token),
+        json!({ "name": "Crash Test" }),
+    )
+    .await;
     let game_id = game["game_id"].as_str().unwrap().to_string();
-    let (_, key) = post(&client, format!("{base}/v1/games/{game_id}/api-keys"), Some(&token), json!({ "environment": "production" })).await;
+    let (_, key) = post(
+        &client,
+        format!("{base}/v1/games/{game_id}/api-keys"),
+        Some(&token),
+        json!({ "environment": "production" }),
+    )
+    .await;
     let key = key["key"].as_str().unwrap().to_string();
 
     // 16 clients send batches of 5 identified events as fast as they can.
     let acknowledged = Arc::new(parking_lot::Mutex::new(Vec::<String>::new()));
     let mut workers = Vec::new();
     for worker in 0..16 {
-        let (client, url, key, acknowledged) = (client.clone(), format!("{base}/v1/track"), key.clone(), acknowledged.clone());
+        let (client, url, key, acknowledged) = (
+            client.clone(),
+            format!("{base}/v1/track"),
+            key.clone(),
+            acknowledged.clone(),
+        );
         workers.push(tokio::spawn(async move {
             let mut sent = Vec::new();
             for round in 0.. {
                 let ids: Vec<String> = (0..5).map(|i| format!("w{worker}-r{round}-{i}")).collect();
-                let batch: Vec<Value> = ids.iter().map(|id| json!({ "event_name": "tick", "session_id": "s", "event_id": id })).collect();
+                let batch: Vec<Value> = ids
+                    .iter()
+                    .map(|id| json!({ "event_name": "tick", "session_id": "s", "event_id": id }))
+                    .collect();
                 sent.extend(ids.iter().cloned());
-                match client.post(&url).header("x-game-api-key", &key).json(&batch).send().await {
+                match client
+                    .post(&url)
+                    .header("x-game-api-key", &key)
+                    .json(&batch)
+                    .send()
+                    .await
+                {
                     Ok(response) if response.status() == 202 => acknowledged.lock().extend(ids),
                     Ok(response) => panic!("unexpected {} before the kill", response.status()),
                     Err(_) => break, // the server is gone
@@ -117,21 +166,48 @@ async fn every_acknowledged_event_survives_kill_9_exactly_once() {
         sent.extend(worker.await.unwrap());
     }
     let acknowledged: Vec<String> = acknowledged.lock().clone();
-    assert!(acknowledged.len() >= 100, "the load ran before the kill ({} acknowledged)", acknowledged.len());
-    eprintln!("killed with {} events acknowledged of {} sent", acknowledged.len(), sent.len());
+    assert!(
+        acknowledged.len() >= 100,
+        "the load ran before the kill ({} acknowledged)",
+        acknowledged.len()
+    );
+    eprintln!(
+        "killed with {} events acknowledged of {} sent",
+        acknowledged.len(),
+        sent.len()
+    );
 
     // Every acknowledged event is stored, none twice, nothing that was never sent.
-    let db = sea_orm::Database::connect(&backend.database_url).await.unwrap();
+    let db = sea_orm::Database::connect(&backend.database_url)
+        .await
+        .unwrap();
     let game_uuid = Uuid::parse_str(&game_id).unwrap();
-    let rows = events::Entity::find().filter(events::Column::GameId.eq(game_uuid)).all(&db).await.unwrap();
+    let rows = events::Entity::find()
+        .filter(events::Column::GameId.eq(game_uuid))
+        .all(&db)
+        .await
+        .unwrap();
     let mut copies: HashMap<String, usize> = HashMap::new();
     for row in &rows {
-        *copies.entry(row.event_id.clone().expect("every event had an id")).or_default() += 1;
+        *copies
+            .entry(row.event_id.clone().expect("every event had an id"))
+            .or_default() += 1;
     }
-    let missing: Vec<&String> = acknowledged.iter().filter(|id| !copies.contains_key(*id)).collect();
-    assert!(missing.is_empty(), "{} acknowledged events lost, e.g. {:?}", missing.len(), missing.first());
+    let missing: Vec<&String> = acknowledged
+        .iter()
+        .filter(|id| !copies.contains_key(*id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} acknowledged events lost, e.g. {:?}",
+        missing.len(),
+        missing.first()
+    );
     assert!(copies.values().all(|n| *n == 1), "no event stored twice");
-    assert!(copies.keys().all(|id| sent.contains(id)), "only sent events stored");
+    assert!(
+        copies.keys().all(|id| sent.contains(id)),
+        "only sent events stored"
+    );
     // The usage count commits with the events: the quota rebuild will see exactly these.
     let usage: i64 = event_usage::Entity::find()
         .filter(event_usage::Column::GameId.eq(game_uuid))
@@ -172,8 +248,16 @@ async fn a_graceful_stop_commits_what_was_accepted() {
     let (_token, game_id, key) = app.game_with_key().await;
     let mut tasks = Vec::new();
     for i in 0..30 {
-        let request = app.game(Method::POST, "/v1/track", &key).json(&json!({ "event_name": "bye", "session_id": "s", "event_id": format!("e{i}") }));
-        tasks.push(tokio::spawn(async move { request.send().await.map(|r| r.status().as_u16()).unwrap_or(0) }));
+        let request = app
+            .game(Method::POST, "/v1/track", &key)
+            .json(&json!({ "event_name": "bye", "session_id": "s", "event_id": format!("e{i}") }));
+        tasks.push(tokio::spawn(async move {
+            request
+                .send()
+                .await
+                .map(|r| r.status().as_u16())
+                .unwrap_or(0)
+        }));
     }
     tokio::time::sleep(Duration::from_millis(20)).await;
     let db = app.state.db.clone();
@@ -186,6 +270,14 @@ async fn a_graceful_stop_commits_what_was_accepted() {
         accepted
     };
     let game = Uuid::parse_str(&game_id).unwrap();
-    let rows = events::Entity::find().filter(events::Column::GameId.eq(game)).all(&db).await.unwrap();
-    assert!(rows.len() >= accepted, "{} stored, {accepted} acknowledged", rows.len());
+    let rows = events::Entity::find()
+        .filter(events::Column::GameId.eq(game))
+        .all(&db)
+        .await
+        .unwrap();
+    assert!(
+        rows.len() >= accepted,
+        "{} stored, {accepted} acknowledged",
+        rows.len()
+    );
 }

@@ -10,14 +10,29 @@ use uuid::Uuid;
 const FREE_LIMIT: u64 = 100_000;
 
 fn counter(app: &TestApp, game_id: &str) -> String {
-    counter_name(Uuid::parse_str(game_id).unwrap(), &month_of(app.state.now()))
+    counter_name(
+        Uuid::parse_str(game_id).unwrap(),
+        &month_of(app.state.now()),
+    )
 }
 
 /// Counts `used` events on the game's counter through the hot-store trait, as if they had been
 /// tracked earlier this month (sending 100,000 events over HTTP would take minutes).
 async fn preuse(app: &TestApp, game_id: &str, used: u64) {
-    let reservation = app.state.hot.quotas.reserve(&counter(app, game_id), used, FREE_LIMIT * 100, Some(0)).await.unwrap();
-    assert!(matches!(reservation, playtrace::store::hot::quotas::Reservation::Reserved { .. }), "{reservation:?}");
+    let reservation = app
+        .state
+        .hot
+        .quotas
+        .reserve(&counter(app, game_id), used, FREE_LIMIT * 100, Some(0))
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            reservation,
+            playtrace::store::hot::quotas::Reservation::Reserved { .. }
+        ),
+        "{reservation:?}"
+    );
 }
 
 #[tokio::test]
@@ -28,13 +43,23 @@ async fn a_request_that_does_not_fit_is_refused_whole_with_429() {
 
     let (status, body) = track(&app, &key, batch(3)).await;
     assert_eq!(status, 202, "{body}");
-    assert_eq!(body["quota"], json!({ "remaining": 2, "limit": FREE_LIMIT }));
+    assert_eq!(
+        body["quota"],
+        json!({ "remaining": 2, "limit": FREE_LIMIT })
+    );
 
     let (status, body) = track(&app, &key, batch(3)).await;
     assert_eq!(status, 429, "3 events do not fit in 2: {body}");
     assert_eq!(body["error"], "Monthly event quota exceeded");
-    assert_eq!(body["quota"], json!({ "current": FREE_LIMIT - 2, "limit": FREE_LIMIT, "remaining": 0 }));
-    assert_eq!(stored(&app, &game_id).await.len(), 3, "nothing of the refused request is stored");
+    assert_eq!(
+        body["quota"],
+        json!({ "current": FREE_LIMIT - 2, "limit": FREE_LIMIT, "remaining": 0 })
+    );
+    assert_eq!(
+        stored(&app, &game_id).await.len(),
+        3,
+        "nothing of the refused request is stored"
+    );
 
     let (status, body) = track(&app, &key, batch(2)).await;
     assert_eq!(status, 202, "exactly the rest fits: {body}");
@@ -64,7 +89,11 @@ async fn development_and_production_keys_share_the_quota_and_tiers_set_the_limit
 
     for (tier, limit) in [("indie", 1_000_000u64), ("studio", 10_000_000)] {
         let (status, _) = read(
-            app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin).json(&json!({ "tier": tier })).send().await.unwrap(),
+            app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
+                .json(&json!({ "tier": tier }))
+                .send()
+                .await
+                .unwrap(),
         )
         .await;
         assert_eq!(status, 200);
@@ -89,15 +118,31 @@ async fn exactly_the_limit_is_accepted_under_concurrency() {
         let url = app.url("/v1/track");
         let key = key.clone();
         tasks.push(tokio::spawn(async move {
-            client.post(url).header("x-game-api-key", key).json(&batch(2)).send().await.unwrap().status().as_u16()
+            client
+                .post(url)
+                .header("x-game-api-key", key)
+                .json(&batch(2))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
         }));
     }
     let mut statuses = Vec::new();
     for task in tasks {
         statuses.push(task.await.unwrap());
     }
-    assert_eq!(statuses.iter().filter(|s| **s == 202).count(), 25, "{statuses:?}");
-    assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 15, "{statuses:?}");
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 202).count(),
+        25,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 429).count(),
+        15,
+        "{statuses:?}"
+    );
     assert_eq!(stored(&app, &game_id).await.len(), 50);
 }
 
@@ -115,13 +160,18 @@ async fn two_nodes_share_one_exact_quota() {
     for i in 0..20 {
         let node = if i % 2 == 0 { &first } else { &second };
         let request = node.game(Method::POST, "/v1/track", &key).json(&batch(3));
-        tasks.push(tokio::spawn(async move { request.send().await.unwrap().status().as_u16() }));
+        tasks.push(tokio::spawn(async move {
+            request.send().await.unwrap().status().as_u16()
+        }));
     }
     let mut accepted = 0;
     for task in tasks {
         accepted += (task.await.unwrap() == 202) as usize;
     }
-    assert_eq!(accepted, 10, "30 events fit, in requests of 3, across both nodes");
+    assert_eq!(
+        accepted, 10,
+        "30 events fit, in requests of 3, across both nodes"
+    );
     assert_eq!(stored(&first, &game_id).await.len(), 30);
 }
 
@@ -130,15 +180,27 @@ async fn the_count_is_rebuilt_from_the_cold_store_when_the_hot_counter_is_lost()
     let app = spawn_app().await;
     let (_token, game_id, key) = app.game_with_key().await;
     track(&app, &key, batch(30)).await;
-    track(&app, &key, json!([{ "event_name": "a", "session_id": "s", "event_id": "x" }])).await;
-    track(&app, &key, json!([{ "event_name": "a", "session_id": "s", "event_id": "x" }])).await;
+    track(
+        &app,
+        &key,
+        json!([{ "event_name": "a", "session_id": "s", "event_id": "x" }]),
+    )
+    .await;
+    track(
+        &app,
+        &key,
+        json!([{ "event_name": "a", "session_id": "s", "event_id": "x" }]),
+    )
+    .await;
 
     // Lose the counter: a new process has an empty in-process store; with Redis, the key is
     // gone as after a restart without persistence or a FLUSHALL.
     let app = if services_backend() {
         let handle = app.state.hot.redis.clone().unwrap();
         let key_name = handle.key(&format!("quota:{}", counter(&app, &game_id)));
-        let deleted: i64 = fred::prelude::KeysInterface::del(&handle.pool, key_name).await.unwrap();
+        let deleted: i64 = fred::prelude::KeysInterface::del(&handle.pool, key_name)
+            .await
+            .unwrap();
         assert_eq!(deleted, 1, "the counter lived in Redis");
         app
     } else {
@@ -146,12 +208,32 @@ async fn the_count_is_rebuilt_from_the_cold_store_when_the_hot_counter_is_lost()
         app.stop().await;
         spawn_on(backend, |_| {}).await
     };
-    assert_eq!(app.state.hot.quotas.current(&counter(&app, &game_id)).await.unwrap(), None);
+    assert_eq!(
+        app.state
+            .hot
+            .quotas
+            .current(&counter(&app, &game_id))
+            .await
+            .unwrap(),
+        None
+    );
 
     let (status, body) = track(&app, &key, event("after_restart")).await;
     assert_eq!(status, 202, "{body}");
-    assert_eq!(body["quota"]["remaining"], FREE_LIMIT - 32, "31 stored before, 1 now");
-    assert_eq!(app.state.hot.quotas.current(&counter(&app, &game_id)).await.unwrap(), Some(32));
+    assert_eq!(
+        body["quota"]["remaining"],
+        FREE_LIMIT - 32,
+        "31 stored before, 1 now"
+    );
+    assert_eq!(
+        app.state
+            .hot
+            .quotas
+            .current(&counter(&app, &game_id))
+            .await
+            .unwrap(),
+        Some(32)
+    );
 }
 
 #[tokio::test]
@@ -162,14 +244,22 @@ async fn a_failed_write_answers_503_and_gives_the_reservation_back() {
 
     // The cold store loses the events table for a moment.
     let db = &app.state.db;
-    sea_orm::ConnectionTrait::execute_unprepared(db, "ALTER TABLE events RENAME TO events_away").await.unwrap();
+    sea_orm::ConnectionTrait::execute_unprepared(db, "ALTER TABLE events RENAME TO events_away")
+        .await
+        .unwrap();
     let (status, body) = track(&app, &key, batch(10)).await;
-    sea_orm::ConnectionTrait::execute_unprepared(db, "ALTER TABLE events_away RENAME TO events").await.unwrap();
+    sea_orm::ConnectionTrait::execute_unprepared(db, "ALTER TABLE events_away RENAME TO events")
+        .await
+        .unwrap();
     assert_eq!(status, 503, "{body}");
     assert!(body["error"].as_str().unwrap().contains("retry"), "{body}");
 
     let (status, body) = track(&app, &key, event("a")).await;
     assert_eq!(status, 202);
-    assert_eq!(body["quota"]["remaining"], FREE_LIMIT - 5, "the failed 10 were not charged");
+    assert_eq!(
+        body["quota"]["remaining"],
+        FREE_LIMIT - 5,
+        "the failed 10 were not charged"
+    );
     assert_eq!(stored(&app, &game_id).await.len(), 5);
 }

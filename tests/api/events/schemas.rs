@@ -16,13 +16,23 @@ fn purchase_schema() -> Value {
     })
 }
 
-async fn put_schema(app: &TestApp, token: &str, game_id: &str, name: &str, schema: Value) -> (u16, Value) {
+async fn put_schema(
+    app: &TestApp,
+    token: &str,
+    game_id: &str,
+    name: &str,
+    schema: Value,
+) -> (u16, Value) {
     read(
-        app.dashboard(Method::PUT, &format!("/v1/games/{game_id}/event-schemas/{name}"), token)
-            .json(&schema)
-            .send()
-            .await
-            .unwrap(),
+        app.dashboard(
+            Method::PUT,
+            &format!("/v1/games/{game_id}/event-schemas/{name}"),
+            token,
+        )
+        .json(&schema)
+        .send()
+        .await
+        .unwrap(),
     )
     .await
 }
@@ -58,24 +68,60 @@ async fn schemas_are_created_replaced_listed_read_and_deleted() {
     assert_eq!(status, 201, "{created}");
     assert_eq!(created["event_name"], "purchase");
     assert_eq!(created["schema"], purchase_schema());
-    let (status, replaced) = put_schema(&app, &token, &game_id, "purchase", json!({ "type": "object" })).await;
+    let (status, replaced) = put_schema(
+        &app,
+        &token,
+        &game_id,
+        "purchase",
+        json!({ "type": "object" }),
+    )
+    .await;
     assert_eq!(status, 200, "{replaced}");
     assert_eq!(replaced["created_at"], created["created_at"]);
     put_schema(&app, &token, &game_id, "boss fight", json!(true)).await;
 
-    let (status, list) = read(app.dashboard(Method::GET, &base, &token).send().await.unwrap()).await;
+    let (status, list) = read(
+        app.dashboard(Method::GET, &base, &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200);
-    let names: Vec<&str> = list["event_schemas"].as_array().unwrap().iter().map(|s| s["event_name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = list["event_schemas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["event_name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, vec!["boss fight", "purchase"]);
 
-    let (status, one) = read(app.dashboard(Method::GET, &format!("{base}/purchase"), &token).send().await.unwrap()).await;
+    let (status, one) = read(
+        app.dashboard(Method::GET, &format!("{base}/purchase"), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200);
     assert_eq!(one["schema"], json!({ "type": "object" }));
 
-    let (status, _) = read(app.dashboard(Method::DELETE, &format!("{base}/purchase"), &token).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(Method::DELETE, &format!("{base}/purchase"), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 204);
     for method in [Method::GET, Method::DELETE] {
-        let (status, body) = read(app.dashboard(method, &format!("{base}/purchase"), &token).send().await.unwrap()).await;
+        let (status, body) = read(
+            app.dashboard(method, &format!("{base}/purchase"), &token)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, 404, "{body}");
         assert!(body["error"].is_string());
     }
@@ -89,9 +135,18 @@ async fn invalid_schemas_are_refused_with_400() {
         (json!({ "type": "banana" }), "unknown type"),
         (json!({ "minimum": "five" }), "non-numeric minimum"),
         (json!({ "required": "amount" }), "required not an array"),
-        (json!({ "properties": { "a": { "pattern": "(" } } }), "broken regular expression"),
-        (json!({ "$schema": "http://json-schema.org/draft-07/schema#", "type": "object" }), "another draft"),
-        (json!({ "$ref": "https://example.com/schema.json" }), "remote reference"),
+        (
+            json!({ "properties": { "a": { "pattern": "(" } } }),
+            "broken regular expression",
+        ),
+        (
+            json!({ "$schema": "http://json-schema.org/draft-07/schema#", "type": "object" }),
+            "another draft",
+        ),
+        (
+            json!({ "$ref": "https://example.com/schema.json" }),
+            "remote reference",
+        ),
         (json!(42), "not an object"),
         (json!("object"), "a string"),
     ];
@@ -102,7 +157,17 @@ async fn invalid_schemas_are_refused_with_400() {
     }
     let (status, _) = put_schema(&app, &token, &game_id, &"n".repeat(129), json!({})).await;
     assert_eq!(status, 400, "event names follow the event rules");
-    let (_, list) = read(app.dashboard(Method::GET, &format!("/v1/games/{game_id}/event-schemas"), &token).send().await.unwrap()).await;
+    let (_, list) = read(
+        app.dashboard(
+            Method::GET,
+            &format!("/v1/games/{game_id}/event-schemas"),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
     assert_eq!(list["event_schemas"], json!([]));
 }
 
@@ -114,15 +179,25 @@ async fn only_editors_change_schemas_and_only_members_see_them() {
     let viewer = app.new_user().await;
     let outsider = app.new_user().await;
     let viewer_email = {
-        let (_, me) = read(app.dashboard(Method::GET, "/v1/auth/me", &viewer).send().await.unwrap()).await;
+        let (_, me) = read(
+            app.dashboard(Method::GET, "/v1/auth/me", &viewer)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         me["email"].as_str().unwrap().to_string()
     };
     let (status, _) = read(
-        app.dashboard(Method::POST, &format!("/v1/games/{game_id}/members"), &owner)
-            .json(&json!({ "email": viewer_email, "role": "viewer" }))
-            .send()
-            .await
-            .unwrap(),
+        app.dashboard(
+            Method::POST,
+            &format!("/v1/games/{game_id}/members"),
+            &owner,
+        )
+        .json(&json!({ "email": viewer_email, "role": "viewer" }))
+        .send()
+        .await
+        .unwrap(),
     )
     .await;
     assert_eq!(status, 201);
@@ -130,21 +205,59 @@ async fn only_editors_change_schemas_and_only_members_see_them() {
 
     let (status, _) = put_schema(&app, &viewer, &game_id, "purchase", json!({})).await;
     assert_eq!(status, 403, "a viewer cannot change schemas");
-    let (status, _) = read(app.dashboard(Method::GET, &format!("/v1/games/{game_id}/event-schemas/purchase"), &viewer).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(
+            Method::GET,
+            &format!("/v1/games/{game_id}/event-schemas/purchase"),
+            &viewer,
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
     assert_eq!(status, 200, "a viewer reads them");
-    let (status, _) = read(app.dashboard(Method::DELETE, &format!("/v1/games/{game_id}/event-schemas/purchase"), &viewer).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.dashboard(
+            Method::DELETE,
+            &format!("/v1/games/{game_id}/event-schemas/purchase"),
+            &viewer,
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
     assert_eq!(status, 403);
     for (method, path) in [
         (Method::GET, format!("/v1/games/{game_id}/event-schemas")),
-        (Method::GET, format!("/v1/games/{game_id}/event-schemas/purchase")),
-        (Method::DELETE, format!("/v1/games/{game_id}/event-schemas/purchase")),
+        (
+            Method::GET,
+            format!("/v1/games/{game_id}/event-schemas/purchase"),
+        ),
+        (
+            Method::DELETE,
+            format!("/v1/games/{game_id}/event-schemas/purchase"),
+        ),
     ] {
-        let (status, _) = read(app.dashboard(method.clone(), &path, &outsider).send().await.unwrap()).await;
+        let (status, _) = read(
+            app.dashboard(method.clone(), &path, &outsider)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, 403, "{method} {path} by another tenant");
     }
     let (status, _) = put_schema(&app, &outsider, &game_id, "purchase", json!({})).await;
     assert_eq!(status, 403);
-    let (status, _) = read(app.request(Method::GET, &format!("/v1/games/{game_id}/event-schemas")).send().await.unwrap()).await;
+    let (status, _) = read(
+        app.request(Method::GET, &format!("/v1/games/{game_id}/event-schemas"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, 401);
 }
 
@@ -170,18 +283,31 @@ async fn warn_mode_stores_everything_and_lists_the_violations() {
     assert_eq!(status, 202, "{body}");
     assert_eq!(body["received"], 4);
     let warnings = body["warnings"].as_array().expect("warnings present");
-    let indexes: Vec<u64> = warnings.iter().map(|w| w["index"].as_u64().unwrap()).collect();
-    assert_eq!(indexes, vec![1, 1, 3, 3], "two problems in event 1, two in event 3: {body}");
+    let indexes: Vec<u64> = warnings
+        .iter()
+        .map(|w| w["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        indexes,
+        vec![1, 1, 3, 3],
+        "two problems in event 1, two in event 3: {body}"
+    );
     for warning in warnings {
         assert_eq!(warning["event_name"], "purchase");
         assert!(warning["message"].as_str().is_some_and(|m| !m.is_empty()));
     }
-    assert!(warnings[0]["message"].as_str().unwrap().contains("amount") || warnings[1]["message"].as_str().unwrap().contains("amount"));
+    assert!(
+        warnings[0]["message"].as_str().unwrap().contains("amount")
+            || warnings[1]["message"].as_str().unwrap().contains("amount")
+    );
     assert_eq!(stored(&app, &game_id).await.len(), 4);
 
     let (status, body) = track(&app, &key, json!({ "event_name": "purchase", "session_id": "s", "properties": { "amount": 1, "currency": "USD" } })).await;
     assert_eq!(status, 202);
-    assert!(body.get("warnings").is_none(), "valid events bring no warnings: {body}");
+    assert!(
+        body.get("warnings").is_none(),
+        "valid events bring no warnings: {body}"
+    );
 }
 
 #[tokio::test]
@@ -195,9 +321,20 @@ async fn enforce_mode_refuses_the_whole_request() {
     assert_eq!(status, 400, "{body}");
     assert!(body["error"].is_string());
     let violations = body["violations"].as_array().expect("violations present");
-    assert_eq!(violations.iter().map(|v| v["index"].as_u64().unwrap()).collect::<Vec<_>>(), vec![1, 1, 3, 3]);
-    assert!(violations.iter().all(|v| v["event_name"] == "purchase" && v["message"].is_string()));
-    assert!(stored(&app, &game_id).await.is_empty(), "nothing of a refused request is stored");
+    assert_eq!(
+        violations
+            .iter()
+            .map(|v| v["index"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        vec![1, 1, 3, 3]
+    );
+    assert!(violations
+        .iter()
+        .all(|v| v["event_name"] == "purchase" && v["message"].is_string()));
+    assert!(
+        stored(&app, &game_id).await.is_empty(),
+        "nothing of a refused request is stored"
+    );
 
     let (status, body) = track(&app, &key, json!([
         { "event_name": "purchase", "session_id": "s", "properties": { "amount": 1, "currency": "USD" } },
@@ -205,11 +342,27 @@ async fn enforce_mode_refuses_the_whole_request() {
     ]))
     .await;
     assert_eq!(status, 202, "{body}");
-    assert_eq!(body["quota"]["remaining"], 100_000 - 2, "refused requests were not charged");
+    assert_eq!(
+        body["quota"]["remaining"],
+        100_000 - 2,
+        "refused requests were not charged"
+    );
 
     // a changed schema applies at once on this node
-    put_schema(&app, &token, &game_id, "no_schema", json!({ "properties": { "x": { "type": "string" } } })).await;
-    let (status, body) = track(&app, &key, json!({ "event_name": "no_schema", "session_id": "s", "properties": { "x": 1 } })).await;
+    put_schema(
+        &app,
+        &token,
+        &game_id,
+        "no_schema",
+        json!({ "properties": { "x": { "type": "string" } } }),
+    )
+    .await;
+    let (status, body) = track(
+        &app,
+        &key,
+        json!({ "event_name": "no_schema", "session_id": "s", "properties": { "x": 1 } }),
+    )
+    .await;
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["violations"][0]["index"], 0);
 }

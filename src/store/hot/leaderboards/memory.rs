@@ -1,6 +1,9 @@
 //! In-process leaderboards: a `BTreeSet` in rank order per board plus a map by player. Ranks
 //! are counted by walking the set (O(rank)), which is fine for the single-node default.
-use super::{score_from_sort, sort_score, HotAround, HotBoard, HotEntry, HotPage, Leaderboards, RankedEntry, Submitted};
+use super::{
+    score_from_sort, sort_score, HotAround, HotBoard, HotEntry, HotPage, Leaderboards, RankedEntry,
+    Submitted,
+};
 use crate::store::hot::HotError;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -61,12 +64,17 @@ impl Board {
             self.order.remove(&stored);
         }
         self.order.insert(key.clone());
-        self.players.insert(entry.player_id.clone(), (key, entry.payload.clone()));
+        self.players
+            .insert(entry.player_id.clone(), (key, entry.payload.clone()));
         true
     }
 
     fn ranked(&self, rank: u64, key: &RankKey, lower_is_better: bool) -> RankedEntry {
-        let payload = self.players.get(&key.player_id).map(|(_, p)| p.clone()).unwrap_or_default();
+        let payload = self
+            .players
+            .get(&key.player_id)
+            .map(|(_, p)| p.clone())
+            .unwrap_or_default();
         RankedEntry {
             rank,
             entry: HotEntry {
@@ -104,7 +112,12 @@ fn name(board: &HotBoard) -> String {
 
 impl MemoryLeaderboards {
     /// Runs `f` on the board when it is loaded and not expired.
-    fn with_loaded<T>(&self, board: &HotBoard, now: DateTime<Utc>, f: impl FnOnce(&mut Board) -> T) -> Option<T> {
+    fn with_loaded<T>(
+        &self,
+        board: &HotBoard,
+        now: DateTime<Utc>,
+        f: impl FnOnce(&mut Board) -> T,
+    ) -> Option<T> {
         let mut boards = self.boards.lock();
         let key = name(board);
         let live = match boards.get(&key) {
@@ -112,7 +125,10 @@ impl MemoryLeaderboards {
             None => return None,
         };
         if !live {
-            if boards.get(&key).is_some_and(|b| b.expires_at.is_some_and(|at| at <= now)) {
+            if boards
+                .get(&key)
+                .is_some_and(|b| b.expires_at.is_some_and(|at| at <= now))
+            {
                 boards.remove(&key);
             }
             return None;
@@ -123,7 +139,12 @@ impl MemoryLeaderboards {
 
 #[async_trait]
 impl Leaderboards for MemoryLeaderboards {
-    async fn submit(&self, board: &HotBoard, entry: &HotEntry, now: DateTime<Utc>) -> Result<Option<Submitted>, HotError> {
+    async fn submit(
+        &self,
+        board: &HotBoard,
+        entry: &HotEntry,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Submitted>, HotError> {
         let lower = board.lower_is_better;
         Ok(self.with_loaded(board, now, |stored| {
             let changed = stored.merge(entry, lower);
@@ -132,11 +153,20 @@ impl Leaderboards for MemoryLeaderboards {
             }
             let key = stored.players[&entry.player_id].0.clone();
             let rank = stored.rank_of(&key);
-            Submitted { changed, standing: stored.ranked(rank, &key, lower) }
+            Submitted {
+                changed,
+                standing: stored.ranked(rank, &key, lower),
+            }
         }))
     }
 
-    async fn load(&self, board: &HotBoard, entries: &[HotEntry], complete: bool, now: DateTime<Utc>) -> Result<(), HotError> {
+    async fn load(
+        &self,
+        board: &HotBoard,
+        entries: &[HotEntry],
+        complete: bool,
+        now: DateTime<Utc>,
+    ) -> Result<(), HotError> {
         let mut boards = self.boards.lock();
         // Rebuilds are rare (once per board and period): a good moment to drop expired boards.
         boards.retain(|_, b| b.expires_at.is_none_or(|at| at > now));
@@ -152,37 +182,69 @@ impl Leaderboards for MemoryLeaderboards {
         Ok(())
     }
 
-    async fn page(&self, board: &HotBoard, offset: u64, limit: u64, now: DateTime<Utc>) -> Result<Option<HotPage>, HotError> {
+    async fn page(
+        &self,
+        board: &HotBoard,
+        offset: u64,
+        limit: u64,
+        now: DateTime<Utc>,
+    ) -> Result<Option<HotPage>, HotError> {
         Ok(self.with_loaded(board, now, |stored| HotPage {
             total: stored.order.len() as u64,
             entries: stored.slice(offset, limit, board.lower_is_better),
         }))
     }
 
-    async fn around(&self, board: &HotBoard, player_id: &str, radius: u64, now: DateTime<Utc>) -> Result<Option<HotAround>, HotError> {
+    async fn around(
+        &self,
+        board: &HotBoard,
+        player_id: &str,
+        radius: u64,
+        now: DateTime<Utc>,
+    ) -> Result<Option<HotAround>, HotError> {
         Ok(self.with_loaded(board, now, |stored| {
             let total = stored.order.len() as u64;
             let Some((key, _)) = stored.players.get(player_id) else {
-                return HotAround { total, player: None, entries: Vec::new() };
+                return HotAround {
+                    total,
+                    player: None,
+                    entries: Vec::new(),
+                };
             };
             let rank = stored.rank_of(key);
             let player = stored.ranked(rank, key, board.lower_is_better);
             let first = rank.saturating_sub(radius).max(1);
             let entries = stored.slice(first - 1, rank + radius - first + 1, board.lower_is_better);
-            HotAround { total, player: Some(player), entries }
+            HotAround {
+                total,
+                player: Some(player),
+                entries,
+            }
         }))
     }
 
-    async fn remove(&self, board: &HotBoard, player_id: &str, now: DateTime<Utc>) -> Result<bool, HotError> {
+    async fn remove(
+        &self,
+        board: &HotBoard,
+        player_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, HotError> {
         Ok(self
-            .with_loaded(board, now, |stored| match stored.players.remove(player_id) {
-                Some((key, _)) => stored.order.remove(&key),
-                None => false,
+            .with_loaded(board, now, |stored| {
+                match stored.players.remove(player_id) {
+                    Some((key, _)) => stored.order.remove(&key),
+                    None => false,
+                }
             })
             .unwrap_or(false))
     }
 
-    async fn expire(&self, board: &HotBoard, after_secs: u64, now: DateTime<Utc>) -> Result<(), HotError> {
+    async fn expire(
+        &self,
+        board: &HotBoard,
+        after_secs: u64,
+        now: DateTime<Utc>,
+    ) -> Result<(), HotError> {
         let mut boards = self.boards.lock();
         if after_secs == 0 {
             boards.remove(&name(board));

@@ -80,18 +80,51 @@ pub struct HotAround {
 #[async_trait]
 pub trait Leaderboards: Send + Sync {
     /// Keeps the better of `entry` and the player's stored entry. `None`: the board is not loaded.
-    async fn submit(&self, board: &HotBoard, entry: &HotEntry, now: DateTime<Utc>) -> Result<Option<Submitted>, HotError>;
+    async fn submit(
+        &self,
+        board: &HotBoard,
+        entry: &HotEntry,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Submitted>, HotError>;
     /// Merges `entries` into the board (keep-best, as `submit`); `complete` marks the board
     /// loaded once the last batch of a rebuild is in.
-    async fn load(&self, board: &HotBoard, entries: &[HotEntry], complete: bool, now: DateTime<Utc>) -> Result<(), HotError>;
+    async fn load(
+        &self,
+        board: &HotBoard,
+        entries: &[HotEntry],
+        complete: bool,
+        now: DateTime<Utc>,
+    ) -> Result<(), HotError>;
     /// `limit` entries from 0-based `offset` in rank order. `None`: the board is not loaded.
-    async fn page(&self, board: &HotBoard, offset: u64, limit: u64, now: DateTime<Utc>) -> Result<Option<HotPage>, HotError>;
+    async fn page(
+        &self,
+        board: &HotBoard,
+        offset: u64,
+        limit: u64,
+        now: DateTime<Utc>,
+    ) -> Result<Option<HotPage>, HotError>;
     /// The player's rank and up to `radius` neighbours either side. `None`: not loaded.
-    async fn around(&self, board: &HotBoard, player_id: &str, radius: u64, now: DateTime<Utc>) -> Result<Option<HotAround>, HotError>;
+    async fn around(
+        &self,
+        board: &HotBoard,
+        player_id: &str,
+        radius: u64,
+        now: DateTime<Utc>,
+    ) -> Result<Option<HotAround>, HotError>;
     /// Takes the player off the board. True when an entry was there.
-    async fn remove(&self, board: &HotBoard, player_id: &str, now: DateTime<Utc>) -> Result<bool, HotError>;
+    async fn remove(
+        &self,
+        board: &HotBoard,
+        player_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, HotError>;
     /// Lets the hot copy go `after_secs` from `now` (0 = at once). Reads after that rebuild it.
-    async fn expire(&self, board: &HotBoard, after_secs: u64, now: DateTime<Utc>) -> Result<(), HotError>;
+    async fn expire(
+        &self,
+        board: &HotBoard,
+        after_secs: u64,
+        now: DateTime<Utc>,
+    ) -> Result<(), HotError>;
 }
 
 /// The rank key: lower ranks first. `+ 0.0` folds -0 into 0 so both stores agree.

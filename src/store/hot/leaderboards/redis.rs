@@ -3,7 +3,10 @@
 //! scored by the sort score (so equal scores order by who reached them first, then player id),
 //! `...:h`, a hash player -> `<member><payload>`, and `...:m`, the "loaded" marker. Every
 //! operation is one Lua script, so it is atomic and sees the marker and the data together.
-use super::{score_from_sort, sort_score, HotAround, HotBoard, HotEntry, HotPage, Leaderboards, RankedEntry, Submitted};
+use super::{
+    score_from_sort, sort_score, HotAround, HotBoard, HotEntry, HotPage, Leaderboards, RankedEntry,
+    Submitted,
+};
 use crate::store::hot::{redis::RedisHandle, HotError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -140,11 +143,21 @@ impl RedisLeaderboards {
 
     fn keys(&self, board: &HotBoard) -> Vec<String> {
         let base = format!("lb:{{{}:{}}}", board.board_id, board.period);
-        ["z", "h", "m"].iter().map(|suffix| self.handle.key(&format!("{base}:{suffix}"))).collect()
+        ["z", "h", "m"]
+            .iter()
+            .map(|suffix| self.handle.key(&format!("{base}:{suffix}")))
+            .collect()
     }
 
-    async fn run(&self, script: &Script, board: &HotBoard, args: Vec<String>) -> Result<Value, HotError> {
-        Ok(script.evalsha_with_reload::<Value, _, _>(self.handle.pool.next(), self.keys(board), args).await?)
+    async fn run(
+        &self,
+        script: &Script,
+        board: &HotBoard,
+        args: Vec<String>,
+    ) -> Result<Value, HotError> {
+        Ok(script
+            .evalsha_with_reload::<Value, _, _>(self.handle.pool.next(), self.keys(board), args)
+            .await?)
     }
 }
 
@@ -165,18 +178,27 @@ fn reply(detail: &str) -> HotError {
 }
 
 fn text(value: Value) -> Result<String, HotError> {
-    value.into_string().ok_or_else(|| reply("expected a string"))
+    value
+        .into_string()
+        .ok_or_else(|| reply("expected a string"))
 }
 
 /// An entry from a member, its sort score and the stored `<member><payload>`.
-fn decode(member: Value, sort: Value, stored: Value, lower_is_better: bool) -> Result<HotEntry, HotError> {
+fn decode(
+    member: Value,
+    sort: Value,
+    stored: Value,
+    lower_is_better: bool,
+) -> Result<HotEntry, HotError> {
     let member = text(member)?;
     let sort = sort.as_f64().ok_or_else(|| reply("expected a score"))?;
     let stored = text(stored)?;
     if member.len() < PREFIX_LEN {
         return Err(reply("malformed member"));
     }
-    let reached_micros = member[..PREFIX_LEN - 1].parse::<i64>().map_err(|_| reply("malformed member"))?;
+    let reached_micros = member[..PREFIX_LEN - 1]
+        .parse::<i64>()
+        .map_err(|_| reply("malformed member"))?;
     Ok(HotEntry {
         player_id: member[PREFIX_LEN..].to_string(),
         score: score_from_sort(sort, lower_is_better),
@@ -186,12 +208,21 @@ fn decode(member: Value, sort: Value, stored: Value, lower_is_better: bool) -> R
 }
 
 /// `(member, score, stored)` triples from `values`, ranked from `first_rank`.
-fn ranked_triples(values: Vec<Value>, first_rank: u64, lower_is_better: bool) -> Result<Vec<RankedEntry>, HotError> {
+fn ranked_triples(
+    values: Vec<Value>,
+    first_rank: u64,
+    lower_is_better: bool,
+) -> Result<Vec<RankedEntry>, HotError> {
     let mut entries = Vec::with_capacity(values.len() / 3);
     let mut values = values.into_iter();
-    while let (Some(member), Some(sort), Some(stored)) = (values.next(), values.next(), values.next()) {
+    while let (Some(member), Some(sort), Some(stored)) =
+        (values.next(), values.next(), values.next())
+    {
         let rank = first_rank + entries.len() as u64;
-        entries.push(RankedEntry { rank, entry: decode(member, sort, stored, lower_is_better)? });
+        entries.push(RankedEntry {
+            rank,
+            entry: decode(member, sort, stored, lower_is_better)?,
+        });
     }
     Ok(entries)
 }
@@ -202,7 +233,12 @@ fn not_loaded(values: &[Value]) -> bool {
 
 #[async_trait]
 impl Leaderboards for RedisLeaderboards {
-    async fn submit(&self, board: &HotBoard, entry: &HotEntry, now: DateTime<Utc>) -> Result<Option<Submitted>, HotError> {
+    async fn submit(
+        &self,
+        board: &HotBoard,
+        entry: &HotEntry,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Submitted>, HotError> {
         let args = vec![
             entry.player_id.clone(),
             format!("{:?}", sort_score(entry.score, board.lower_is_better)),
@@ -215,28 +251,49 @@ impl Leaderboards for RedisLeaderboards {
             return Ok(None);
         }
         let mut values = values.into_iter();
-        let (Some(changed), Some(rank), Some(sort), Some(stored)) = (values.next(), values.next(), values.next(), values.next())
+        let (Some(changed), Some(rank), Some(sort), Some(stored)) =
+            (values.next(), values.next(), values.next(), values.next())
         else {
             return Err(reply("short submit reply"));
         };
         let stored_text = text(stored)?;
         let member_len = PREFIX_LEN + entry.player_id.len();
-        let stored_member = stored_text.get(..member_len).ok_or_else(|| reply("malformed entry"))?.to_string();
-        let standing = decode(Value::from(stored_member), sort, Value::from(stored_text), board.lower_is_better)?;
+        let stored_member = stored_text
+            .get(..member_len)
+            .ok_or_else(|| reply("malformed entry"))?
+            .to_string();
+        let standing = decode(
+            Value::from(stored_member),
+            sort,
+            Value::from(stored_text),
+            board.lower_is_better,
+        )?;
         let rank = rank.as_i64().ok_or_else(|| reply("expected a rank"))?;
         Ok(Some(Submitted {
             changed: changed.as_i64() == Some(1),
-            standing: RankedEntry { rank: rank as u64 + 1, entry: standing },
+            standing: RankedEntry {
+                rank: rank as u64 + 1,
+                entry: standing,
+            },
         }))
     }
 
-    async fn load(&self, board: &HotBoard, entries: &[HotEntry], complete: bool, now: DateTime<Utc>) -> Result<(), HotError> {
+    async fn load(
+        &self,
+        board: &HotBoard,
+        entries: &[HotEntry],
+        complete: bool,
+        now: DateTime<Utc>,
+    ) -> Result<(), HotError> {
         let mut args = Vec::with_capacity(2 + entries.len() * 4);
         args.push(ttl_secs(board, now).to_string());
         args.push(if complete { "1" } else { "0" }.to_string());
         for entry in entries {
             args.push(entry.player_id.clone());
-            args.push(format!("{:?}", sort_score(entry.score, board.lower_is_better)));
+            args.push(format!(
+                "{:?}",
+                sort_score(entry.score, board.lower_is_better)
+            ));
             args.push(member(entry));
             args.push(entry.payload.clone());
         }
@@ -244,41 +301,93 @@ impl Leaderboards for RedisLeaderboards {
         Ok(())
     }
 
-    async fn page(&self, board: &HotBoard, offset: u64, limit: u64, _now: DateTime<Utc>) -> Result<Option<HotPage>, HotError> {
-        let values = self.run(&self.page, board, vec![offset.to_string(), limit.to_string()]).await?.into_array();
+    async fn page(
+        &self,
+        board: &HotBoard,
+        offset: u64,
+        limit: u64,
+        _now: DateTime<Utc>,
+    ) -> Result<Option<HotPage>, HotError> {
+        let values = self
+            .run(
+                &self.page,
+                board,
+                vec![offset.to_string(), limit.to_string()],
+            )
+            .await?
+            .into_array();
         if not_loaded(&values) {
             return Ok(None);
         }
         let mut values = values.into_iter();
-        let total = values.next().and_then(|v| v.as_i64()).ok_or_else(|| reply("expected a count"))? as u64;
+        let total = values
+            .next()
+            .and_then(|v| v.as_i64())
+            .ok_or_else(|| reply("expected a count"))? as u64;
         let entries = ranked_triples(values.collect(), offset + 1, board.lower_is_better)?;
         Ok(Some(HotPage { total, entries }))
     }
 
-    async fn around(&self, board: &HotBoard, player_id: &str, radius: u64, _now: DateTime<Utc>) -> Result<Option<HotAround>, HotError> {
+    async fn around(
+        &self,
+        board: &HotBoard,
+        player_id: &str,
+        radius: u64,
+        _now: DateTime<Utc>,
+    ) -> Result<Option<HotAround>, HotError> {
         let args = vec![player_id.to_string(), radius.to_string()];
         let values = self.run(&self.around, board, args).await?.into_array();
         if not_loaded(&values) {
             return Ok(None);
         }
         let mut values = values.into_iter();
-        let total = values.next().and_then(|v| v.as_i64()).ok_or_else(|| reply("expected a count"))? as u64;
-        let first = values.next().and_then(|v| v.as_i64()).ok_or_else(|| reply("expected a rank"))?;
+        let total = values
+            .next()
+            .and_then(|v| v.as_i64())
+            .ok_or_else(|| reply("expected a count"))? as u64;
+        let first = values
+            .next()
+            .and_then(|v| v.as_i64())
+            .ok_or_else(|| reply("expected a rank"))?;
         if first < 0 {
-            return Ok(Some(HotAround { total, player: None, entries: Vec::new() }));
+            return Ok(Some(HotAround {
+                total,
+                player: None,
+                entries: Vec::new(),
+            }));
         }
         let entries = ranked_triples(values.collect(), first as u64 + 1, board.lower_is_better)?;
-        let player = entries.iter().find(|e| e.entry.player_id == player_id).cloned();
-        Ok(Some(HotAround { total, player, entries }))
+        let player = entries
+            .iter()
+            .find(|e| e.entry.player_id == player_id)
+            .cloned();
+        Ok(Some(HotAround {
+            total,
+            player,
+            entries,
+        }))
     }
 
-    async fn remove(&self, board: &HotBoard, player_id: &str, _now: DateTime<Utc>) -> Result<bool, HotError> {
-        let removed = self.run(&self.remove, board, vec![player_id.to_string()]).await?;
+    async fn remove(
+        &self,
+        board: &HotBoard,
+        player_id: &str,
+        _now: DateTime<Utc>,
+    ) -> Result<bool, HotError> {
+        let removed = self
+            .run(&self.remove, board, vec![player_id.to_string()])
+            .await?;
         Ok(removed.as_i64() == Some(1))
     }
 
-    async fn expire(&self, board: &HotBoard, after_secs: u64, _now: DateTime<Utc>) -> Result<(), HotError> {
-        self.run(&self.expire, board, vec![after_secs.to_string()]).await?;
+    async fn expire(
+        &self,
+        board: &HotBoard,
+        after_secs: u64,
+        _now: DateTime<Utc>,
+    ) -> Result<(), HotError> {
+        self.run(&self.expire, board, vec![after_secs.to_string()])
+            .await?;
         Ok(())
     }
 }

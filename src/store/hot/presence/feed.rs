@@ -33,7 +33,11 @@ pub struct FeedHub {
 impl FeedHub {
     /// A hub for one process (in-process store): publishers deliver straight into it.
     pub fn local() -> Arc<Self> {
-        Arc::new(Self { senders: Mutex::default(), changes: tokio::sync::Mutex::new(()), remote: None })
+        Arc::new(Self {
+            senders: Mutex::default(),
+            changes: tokio::sync::Mutex::new(()),
+            remote: None,
+        })
     }
 
     /// A hub fed by Redis pub/sub: spawns the task that hands received messages to local
@@ -52,13 +56,19 @@ impl FeedHub {
                 match messages.recv().await {
                     Ok(message) => {
                         let Some(hub) = weak.upgrade() else { break };
-                        let game = message.channel.strip_prefix(prefix.as_str()).and_then(|id| Uuid::parse_str(id).ok());
+                        let game = message
+                            .channel
+                            .strip_prefix(prefix.as_str())
+                            .and_then(|id| Uuid::parse_str(id).ok());
                         if let (Some(game), Some(text)) = (game, message.value.as_str()) {
                             hub.deliver(game, Arc::from(text.as_ref()));
                         }
                     }
                     Err(broadcast::error::RecvError::Lagged(skipped)) => {
-                        tracing::warn!(skipped, "presence feed fell behind Redis; messages skipped");
+                        tracing::warn!(
+                            skipped,
+                            "presence feed fell behind Redis; messages skipped"
+                        );
                     }
                     Err(broadcast::error::RecvError::Closed) => break,
                 }
@@ -69,7 +79,9 @@ impl FeedHub {
 
     /// The Redis channel carrying one game's messages, when Redis backs the hub.
     pub fn channel(&self, game_id: Uuid) -> Option<String> {
-        self.remote.as_ref().map(|remote| format!("{}{game_id}", remote.channel_prefix))
+        self.remote
+            .as_ref()
+            .map(|remote| format!("{}{game_id}", remote.channel_prefix))
     }
 
     /// Hands a message to this node's subscribers of the game (none: dropped).
@@ -81,7 +93,11 @@ impl FeedHub {
 
     pub async fn subscribe(self: &Arc<Self>, game_id: Uuid) -> Result<FeedSubscription, HotError> {
         let _changing = self.changes.lock().await;
-        let existing = self.senders.lock().get(&game_id).map(broadcast::Sender::subscribe);
+        let existing = self
+            .senders
+            .lock()
+            .get(&game_id)
+            .map(broadcast::Sender::subscribe);
         let receiver = match existing {
             Some(receiver) => receiver,
             None => {
@@ -96,7 +112,11 @@ impl FeedHub {
                 receiver
             }
         };
-        Ok(FeedSubscription { receiver: Some(receiver), hub: self.clone(), game_id })
+        Ok(FeedSubscription {
+            receiver: Some(receiver),
+            hub: self.clone(),
+            game_id,
+        })
     }
 
     /// Drops the game's channel (and its Redis subscription) once nobody here listens.
@@ -104,7 +124,9 @@ impl FeedHub {
         let _changing = self.changes.lock().await;
         let unused = {
             let mut senders = self.senders.lock();
-            let unused = senders.get(&game_id).is_some_and(|sender| sender.receiver_count() == 0);
+            let unused = senders
+                .get(&game_id)
+                .is_some_and(|sender| sender.receiver_count() == 0);
             if unused {
                 senders.remove(&game_id);
             }

@@ -1,7 +1,8 @@
 //! In-process presence: the same behaviour as the Redis one for a single node.
 use super::{
-    cleared_message, from_millis, millis, offline_message, updated_message, FeedHub, FeedSubscription, Presence,
-    PresenceEntry, PresencePage, PresenceStatus, WentOffline, OFFLINE_AFTER, RETAIN,
+    cleared_message, from_millis, millis, offline_message, updated_message, FeedHub,
+    FeedSubscription, Presence, PresenceEntry, PresencePage, PresenceStatus, WentOffline,
+    OFFLINE_AFTER, RETAIN,
 };
 use crate::store::hot::HotError;
 use async_trait::async_trait;
@@ -51,7 +52,11 @@ pub struct MemoryPresence {
 
 impl Default for MemoryPresence {
     fn default() -> Self {
-        Self { games: Mutex::default(), due: Mutex::default(), hub: FeedHub::local() }
+        Self {
+            games: Mutex::default(),
+            due: Mutex::default(),
+            hub: FeedHub::local(),
+        }
     }
 }
 
@@ -84,24 +89,46 @@ impl Presence for MemoryPresence {
         Ok(())
     }
 
-    async fn clear(&self, game_id: Uuid, player_id: &str, now: DateTime<Utc>) -> Result<bool, HotError> {
+    async fn clear(
+        &self,
+        game_id: Uuid,
+        player_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, HotError> {
         let removed = {
             let mut games = self.games.lock();
-            let removed = games.get_mut(&game_id).and_then(|game| game.remove(player_id));
-            if games.get(&game_id).is_some_and(|game| game.entries.is_empty()) {
+            let removed = games
+                .get_mut(&game_id)
+                .and_then(|game| game.remove(player_id));
+            if games
+                .get(&game_id)
+                .is_some_and(|game| game.entries.is_empty())
+            {
                 games.remove(&game_id);
             }
             removed
         };
-        let Some(removed) = removed else { return Ok(false) };
-        self.due.lock().remove(&(due_at(&removed), game_id, removed.player_id));
-        self.hub.deliver(game_id, Arc::from(cleared_message(player_id, now)));
+        let Some(removed) = removed else {
+            return Ok(false);
+        };
+        self.due
+            .lock()
+            .remove(&(due_at(&removed), game_id, removed.player_id));
+        self.hub
+            .deliver(game_id, Arc::from(cleared_message(player_id, now)));
         Ok(true)
     }
 
-    async fn get(&self, game_id: Uuid, player_id: &str, now: DateTime<Utc>) -> Result<Option<PresenceEntry>, HotError> {
+    async fn get(
+        &self,
+        game_id: Uuid,
+        player_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<PresenceEntry>, HotError> {
         let games = self.games.lock();
-        let entry = games.get(&game_id).and_then(|game| game.entries.get(player_id));
+        let entry = games
+            .get(&game_id)
+            .and_then(|game| game.entries.get(player_id));
         Ok(entry.filter(|entry| entry.is_retained_at(now)).cloned())
     }
 
@@ -115,7 +142,10 @@ impl Presence for MemoryPresence {
     ) -> Result<PresencePage, HotError> {
         let games = self.games.lock();
         let Some(game) = games.get(&game_id) else {
-            return Ok(PresencePage { active_count: 0, entries: Vec::new() });
+            return Ok(PresencePage {
+                active_count: 0,
+                entries: Vec::new(),
+            });
         };
         let index = match status {
             Some(status) => &game.by_status[status.index()],
@@ -123,16 +153,27 @@ impl Presence for MemoryPresence {
         };
         // Active means last updated strictly after `now - OFFLINE_AFTER`.
         let from = (millis(now - OFFLINE_AFTER) + 1, String::new());
-        let active = || index.range((Bound::Included(from.clone()), Bound::Unbounded)).rev();
+        let active = || {
+            index
+                .range((Bound::Included(from.clone()), Bound::Unbounded))
+                .rev()
+        };
         let entries = active()
             .skip(offset as usize)
             .take(limit as usize)
             .filter_map(|(_, player)| game.entries.get(player).cloned())
             .collect();
-        Ok(PresencePage { active_count: active().count() as u64, entries })
+        Ok(PresencePage {
+            active_count: active().count() as u64,
+            entries,
+        })
     }
 
-    async fn announce_offline(&self, now: DateTime<Utc>, max: usize) -> Result<Vec<WentOffline>, HotError> {
+    async fn announce_offline(
+        &self,
+        now: DateTime<Utc>,
+        max: usize,
+    ) -> Result<Vec<WentOffline>, HotError> {
         let claimed: Vec<(i64, Uuid, String)> = {
             let mut due = self.due.lock();
             let now_ms = millis(now);
@@ -157,8 +198,15 @@ impl Presence for MemoryPresence {
         let mut announced = Vec::with_capacity(claimed.len());
         for (due_ms, game_id, player_id) in claimed {
             let last_updated = from_millis(due_ms) - OFFLINE_AFTER;
-            self.hub.deliver(game_id, Arc::from(offline_message(&player_id, last_updated)));
-            announced.push(WentOffline { game_id, player_id, last_updated });
+            self.hub.deliver(
+                game_id,
+                Arc::from(offline_message(&player_id, last_updated)),
+            );
+            announced.push(WentOffline {
+                game_id,
+                player_id,
+                last_updated,
+            });
         }
         Ok(announced)
     }

@@ -107,9 +107,19 @@ pub trait Presence: Send + Sync {
     /// Stores `entry` (its `updated_at` is the write time) and announces `activity.updated`.
     async fn set(&self, game_id: Uuid, entry: &PresenceEntry) -> Result<(), HotError>;
     /// Forgets the player's entry. True when there was one (then `activity.cleared` is announced).
-    async fn clear(&self, game_id: Uuid, player_id: &str, now: DateTime<Utc>) -> Result<bool, HotError>;
+    async fn clear(
+        &self,
+        game_id: Uuid,
+        player_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, HotError>;
     /// The player's entry, offline or not, unless older than `RETAIN` or cleared.
-    async fn get(&self, game_id: Uuid, player_id: &str, now: DateTime<Utc>) -> Result<Option<PresenceEntry>, HotError>;
+    async fn get(
+        &self,
+        game_id: Uuid,
+        player_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<PresenceEntry>, HotError>;
     /// Active entries (silent for less than `OFFLINE_AFTER`), optionally of one status, newest first.
     async fn active(
         &self,
@@ -122,7 +132,11 @@ pub trait Presence: Send + Sync {
     /// Claims up to `max` entries that have gone offline by `now` and not been announced yet,
     /// and announces `presence.offline` for each. Every such entry is claimed by exactly one
     /// caller, however many nodes run the check.
-    async fn announce_offline(&self, now: DateTime<Utc>, max: usize) -> Result<Vec<WentOffline>, HotError>;
+    async fn announce_offline(
+        &self,
+        now: DateTime<Utc>,
+        max: usize,
+    ) -> Result<Vec<WentOffline>, HotError>;
     /// This node's live feed of one game's presence messages (from every node).
     async fn subscribe(&self, game_id: Uuid) -> Result<FeedSubscription, HotError>;
 }
@@ -143,7 +157,8 @@ pub fn updated_message(entry: &PresenceEntry) -> String {
 
 /// The feed message for a cleared entry.
 pub fn cleared_message(player_id: &str, now: DateTime<Utc>) -> String {
-    json!({ "type": "activity.cleared", "player_id": player_id, "cleared_at": timestamp(now) }).to_string()
+    json!({ "type": "activity.cleared", "player_id": player_id, "cleared_at": timestamp(now) })
+        .to_string()
 }
 
 /// The feed message for an entry that went silent.

@@ -5,8 +5,9 @@
 //! that also publishes the feed message on `pr:feed:{game}`, so an update and its announcement
 //! are one atomic step.
 use super::{
-    cleared_message, feed::RemoteFeed, from_millis, millis, offline_message, updated_message, FeedHub,
-    FeedSubscription, Presence, PresenceEntry, PresencePage, PresenceStatus, WentOffline, OFFLINE_AFTER, RETAIN,
+    cleared_message, feed::RemoteFeed, from_millis, millis, offline_message, updated_message,
+    FeedHub, FeedSubscription, Presence, PresenceEntry, PresencePage, PresenceStatus, WentOffline,
+    OFFLINE_AFTER, RETAIN,
 };
 use crate::store::hot::{redis::RedisHandle, HotError};
 use async_trait::async_trait;
@@ -86,7 +87,10 @@ impl RedisPresence {
             .build_subscriber_client()?;
         subscriber.init().await?;
         let _resubscriber = subscriber.manage_subscriptions();
-        let hub = FeedHub::remote(RemoteFeed { subscriber, channel_prefix: handle.key("pr:feed:") });
+        let hub = FeedHub::remote(RemoteFeed {
+            subscriber,
+            channel_prefix: handle.key("pr:feed:"),
+        });
         Ok(Self {
             handle,
             hub,
@@ -103,7 +107,9 @@ impl RedisPresence {
 
     fn index_key(&self, game_id: Uuid, status: Option<PresenceStatus>) -> String {
         match status {
-            Some(status) => self.handle.key(&format!("pr:{game_id}:s:{}", status.as_str())),
+            Some(status) => self
+                .handle
+                .key(&format!("pr:{game_id}:s:{}", status.as_str())),
             None => self.handle.key(&format!("pr:{game_id}:all")),
         }
     }
@@ -114,7 +120,10 @@ impl RedisPresence {
 
     /// The keys every write script takes, in its KEYS order.
     fn write_keys(&self, game_id: Uuid, player_id: &str) -> Vec<String> {
-        let mut keys = vec![self.entry_key(game_id, player_id), self.index_key(game_id, None)];
+        let mut keys = vec![
+            self.entry_key(game_id, player_id),
+            self.index_key(game_id, None),
+        ];
         keys.extend(PresenceStatus::ALL.map(|status| self.index_key(game_id, Some(status))));
         keys.push(self.handle.key("pr:due"));
         keys
@@ -165,12 +174,21 @@ impl Presence for RedisPresence {
         ];
         let _: i64 = self
             .set_script
-            .evalsha_with_reload(self.handle.pool.next(), self.write_keys(game_id, &entry.player_id), args)
+            .evalsha_with_reload(
+                self.handle.pool.next(),
+                self.write_keys(game_id, &entry.player_id),
+                args,
+            )
             .await?;
         Ok(())
     }
 
-    async fn clear(&self, game_id: Uuid, player_id: &str, now: DateTime<Utc>) -> Result<bool, HotError> {
+    async fn clear(
+        &self,
+        game_id: Uuid,
+        player_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, HotError> {
         let args = vec![
             player_id.to_string(),
             due_member(game_id, player_id),
@@ -179,16 +197,28 @@ impl Presence for RedisPresence {
         ];
         let existed: i64 = self
             .clear_script
-            .evalsha_with_reload(self.handle.pool.next(), self.write_keys(game_id, player_id), args)
+            .evalsha_with_reload(
+                self.handle.pool.next(),
+                self.write_keys(game_id, player_id),
+                args,
+            )
             .await?;
         Ok(existed == 1)
     }
 
-    async fn get(&self, game_id: Uuid, player_id: &str, now: DateTime<Utc>) -> Result<Option<PresenceEntry>, HotError> {
+    async fn get(
+        &self,
+        game_id: Uuid,
+        player_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<PresenceEntry>, HotError> {
         let fields: Vec<Value> = self
             .handle
             .pool
-            .hmget(self.entry_key(game_id, player_id), vec!["status", "activity", "data", "session_id", "updated"])
+            .hmget(
+                self.entry_key(game_id, player_id),
+                vec!["status", "activity", "data", "session_id", "updated"],
+            )
             .await?;
         Ok(entry_from(player_id.to_string(), &fields).filter(|entry| entry.is_retained_at(now)))
     }
@@ -209,7 +239,11 @@ impl Presence for RedisPresence {
         ];
         let reply: Value = self
             .list_script
-            .evalsha_with_reload(self.handle.pool.next(), vec![self.index_key(game_id, status)], args)
+            .evalsha_with_reload(
+                self.handle.pool.next(),
+                vec![self.index_key(game_id, status)],
+                args,
+            )
             .await?;
         let mut values = reply.into_array().into_iter();
         let active_count = values
@@ -221,10 +255,17 @@ impl Presence for RedisPresence {
             .chunks(6)
             .filter_map(|chunk| entry_from(text(&chunk[0])?, chunk.get(1..)?))
             .collect();
-        Ok(PresencePage { active_count: active_count.max(0) as u64, entries })
+        Ok(PresencePage {
+            active_count: active_count.max(0) as u64,
+            entries,
+        })
     }
 
-    async fn announce_offline(&self, now: DateTime<Utc>, max: usize) -> Result<Vec<WentOffline>, HotError> {
+    async fn announce_offline(
+        &self,
+        now: DateTime<Utc>,
+        max: usize,
+    ) -> Result<Vec<WentOffline>, HotError> {
         let reply: Value = self
             .claim_script
             .evalsha_with_reload(
@@ -236,19 +277,32 @@ impl Presence for RedisPresence {
         let values = reply.into_array();
         let mut announced = Vec::with_capacity(values.len() / 2);
         for pair in values.chunks(2) {
-            let (Some(member), Some(score)) = (pair.first().and_then(text), pair.get(1).and_then(text)) else {
+            let (Some(member), Some(score)) =
+                (pair.first().and_then(text), pair.get(1).and_then(text))
+            else {
                 continue;
             };
-            let Some((game, player_id)) = member.split_once('|') else { continue };
-            let (Ok(game_id), Ok(due_ms)) = (Uuid::parse_str(game), score.parse::<f64>()) else { continue };
+            let Some((game, player_id)) = member.split_once('|') else {
+                continue;
+            };
+            let (Ok(game_id), Ok(due_ms)) = (Uuid::parse_str(game), score.parse::<f64>()) else {
+                continue;
+            };
             let last_updated = from_millis(due_ms as i64) - OFFLINE_AFTER;
             let _: i64 = self
                 .handle
                 .pool
                 .next()
-                .publish(self.channel(game_id), offline_message(player_id, last_updated))
+                .publish(
+                    self.channel(game_id),
+                    offline_message(player_id, last_updated),
+                )
                 .await?;
-            announced.push(WentOffline { game_id, player_id: player_id.to_string(), last_updated });
+            announced.push(WentOffline {
+                game_id,
+                player_id: player_id.to_string(),
+                last_updated,
+            });
         }
         Ok(announced)
     }
