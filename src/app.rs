@@ -69,6 +69,7 @@ impl Application {
         });
         let state = AppState {
             ingest: crate::events::Ingest::new(db.clone()),
+            boards: Arc::default(),
             db,
             hot,
             clock,

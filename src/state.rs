@@ -21,6 +21,8 @@ pub struct AppState {
     pub public_url: Arc<str>,
     /// Event ingestion: the group-commit writer and the compiled event-schema cache.
     pub ingest: crate::events::Ingest,
+    /// Leaderboard definitions recently read by this node.
+    pub boards: Arc<crate::leaderboards::boards::BoardCache>,
 }
 
 impl AppState {
@@ -35,6 +37,7 @@ impl AppState {
         let settings = Settings::defaults();
         Self {
             ingest: crate::events::Ingest::new(Db::default()),
+            boards: Arc::default(),
             db: Db::default(),
             hot: HotStore::in_process(),
             clock: Arc::new(crate::clock::SystemClock),

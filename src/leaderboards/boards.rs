@@ -187,12 +187,38 @@ pub async fn find(
 pub const READ_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(2);
 
 type CacheKey = (Uuid, String);
-/// Definitions recently read by this process, so ranked reads cost no cold-store round trip.
-/// Keyed by game id (unique across instances), so apps sharing a process never mix.
-static READ_CACHE: std::sync::LazyLock<
-    parking_lot::Mutex<std::collections::HashMap<CacheKey, (Board, std::time::Instant)>>,
-> = std::sync::LazyLock::new(Default::default);
 const READ_CACHE_MAX: usize = 10_000;
+
+/// Definitions recently read by this node, so ranked reads cost no cold-store round trip.
+#[derive(Default)]
+pub struct BoardCache {
+    entries: parking_lot::Mutex<std::collections::HashMap<CacheKey, (Board, std::time::Instant)>>,
+}
+
+impl BoardCache {
+    fn get(&self, key: &CacheKey) -> Option<Board> {
+        let entries = self.entries.lock();
+        let (board, at) = entries.get(key)?;
+        (at.elapsed() < READ_CACHE_TTL).then(|| board.clone())
+    }
+
+    fn put(&self, key: CacheKey, board: Board) {
+        let mut entries = self.entries.lock();
+        if entries.len() >= READ_CACHE_MAX {
+            entries.retain(|_, (_, at)| at.elapsed() < READ_CACHE_TTL);
+            if entries.len() >= READ_CACHE_MAX {
+                entries.clear();
+            }
+        }
+        entries.insert(key, (board, std::time::Instant::now()));
+    }
+
+    fn forget(&self, game_id: Uuid, name: &BoardName) {
+        self.entries
+            .lock()
+            .remove(&(game_id, name.as_str().to_string()));
+    }
+}
 
 /// Like `find`, through the short per-node cache: for reads only.
 pub async fn find_cached(
@@ -201,29 +227,14 @@ pub async fn find_cached(
     name: &BoardName,
 ) -> Result<Option<Board>, LeaderboardError> {
     let key = (game_id, name.as_str().to_string());
-    if let Some((board, at)) = READ_CACHE.lock().get(&key) {
-        if at.elapsed() < READ_CACHE_TTL {
-            return Ok(Some(board.clone()));
-        }
+    if let Some(board) = state.boards.get(&key) {
+        return Ok(Some(board));
     }
     let found = find(state, game_id, name).await?;
     if let Some(board) = &found {
-        let mut cache = READ_CACHE.lock();
-        if cache.len() >= READ_CACHE_MAX {
-            cache.retain(|_, (_, at)| at.elapsed() < READ_CACHE_TTL);
-            if cache.len() >= READ_CACHE_MAX {
-                cache.clear();
-            }
-        }
-        cache.insert(key, (board.clone(), std::time::Instant::now()));
+        state.boards.put(key, board.clone());
     }
     Ok(found)
-}
-
-fn forget(game_id: Uuid, name: &BoardName) {
-    READ_CACHE
-        .lock()
-        .remove(&(game_id, name.as_str().to_string()));
 }
 
 pub async fn get(
@@ -440,7 +451,7 @@ pub async fn update(
     let model = leaderboards::Entity::update(updated)
         .exec(&state.db)
         .await?;
-    forget(game_id, name);
+    state.boards.forget(game_id, name);
     Ok(Board { model })
 }
 
@@ -468,7 +479,7 @@ pub async fn delete(
     leaderboards::Entity::delete_by_id(board.id())
         .exec(&state.db)
         .await?;
-    forget(game_id, name);
+    state.boards.forget(game_id, name);
     let hot = board.hot(&board.current_period(now), now);
     state.hot.leaderboards.expire(&hot, 0, now).await?;
     Ok(())
