@@ -24,8 +24,69 @@ pub async fn connect(url: &str, max_connections: u32) -> Result<DatabaseConnecti
                 .busy_timeout(Duration::from_secs(10))
                 .foreign_keys(true)
         });
+    } else {
+        options.map_sqlx_postgres_pool_opts(|pool| {
+            pool.after_connect(|connection, _| Box::pin(no_delay::apply(connection)))
+        });
     }
     Database::connect(options).await
+}
+
+/// Works around sqlx 0.9.0 leaving Nagle's algorithm on for PostgreSQL connections (sqlx issue
+/// 4335; fixed upstream, not yet released). A statement larger than the socket's send buffer
+/// (16 KiB at first on Linux, so any group write of ~70 events) leaves in two writes, and the
+/// second waits for PostgreSQL's delayed ACK: 40 ms per statement. sqlx does not expose the
+/// socket, so each new connection asks the server for its client port and sets `TCP_NODELAY`
+/// on this process's TCP socket bound to that port and connected to the server's port.
+/// Remove once sqlx sets it again.
+mod no_delay {
+    use sea_orm::sqlx::{self, PgConnection};
+
+    pub async fn apply(connection: &mut PgConnection) -> Result<(), sqlx::Error> {
+        let ports: (Option<i32>, Option<i32>) =
+            sqlx::query_as("SELECT inet_client_port(), inet_server_port()")
+                .fetch_one(&mut *connection)
+                .await?;
+        if let (Some(local), Some(remote)) = ports {
+            if !set_on_socket(local as u16, remote as u16) {
+                tracing::debug!(local, remote, "no socket found to set TCP_NODELAY on");
+            }
+        }
+        Ok(())
+    }
+
+    #[cfg(target_os = "linux")]
+    fn set_on_socket(local: u16, remote: u16) -> bool {
+        use std::os::fd::{BorrowedFd, RawFd};
+        let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+            return false;
+        };
+        for entry in entries.flatten() {
+            let Some(fd) = entry.file_name().to_str().and_then(|n| n.parse::<RawFd>().ok())
+            else {
+                continue;
+            };
+            // SAFETY: the descriptor is only borrowed for a few socket calls. If it was closed
+            // meanwhile they fail; if its number was reused, the address check below skips it
+            // or TCP_NODELAY lands on another TCP socket, which is harmless.
+            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+            let socket = socket2::SockRef::from(&fd);
+            let port_of = |address: std::io::Result<socket2::SockAddr>| {
+                address.ok().and_then(|a| a.as_socket()).map(|a| a.port())
+            };
+            if port_of(socket.local_addr()) == Some(local)
+                && port_of(socket.peer_addr()) == Some(remote)
+            {
+                return socket.set_tcp_nodelay(true).is_ok();
+            }
+        }
+        false
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn set_on_socket(_local: u16, _remote: u16) -> bool {
+        false
+    }
 }
 
 /// Applies every pending migration. On PostgreSQL the run is serialised across nodes with an

@@ -22,6 +22,9 @@ impl RedisHandle {
         let pool = Builder::from_config(config)
             .with_connection_config(|c| {
                 c.connection_timeout = std::time::Duration::from_secs(5);
+                // Nagle's algorithm would hold back the tail of a large pipelined write until
+                // Redis acknowledges the head (up to 40 ms on Linux).
+                c.tcp.nodelay = Some(true);
             })
             .set_policy(ReconnectPolicy::new_exponential(0, 100, 5_000, 2))
             .build_pool(4)?;
