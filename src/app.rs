@@ -70,6 +70,10 @@ impl Application {
         let state = AppState {
             ingest: crate::events::Ingest::new(db.clone()),
             boards: Arc::default(),
+            scores: Arc::new(crate::leaderboards::writer::ScoreWriter::new(
+                db.clone(),
+                crate::leaderboards::writer::ScoreRows,
+            )),
             db,
             hot,
             clock,

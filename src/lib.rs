@@ -30,4 +30,5 @@ pub mod worker;
 /// work in memory add their flush here.
 pub async fn shutdown_hooks(state: &state::AppState) {
     state.ingest.flush().await;
+    state.scores.flush().await;
 }

@@ -23,6 +23,8 @@ pub struct AppState {
     pub ingest: crate::events::Ingest,
     /// Leaderboard definitions recently read by this node.
     pub boards: Arc<crate::leaderboards::boards::BoardCache>,
+    /// Leaderboard submissions' group-commit writer.
+    pub scores: Arc<crate::leaderboards::writer::ScoreWriter>,
 }
 
 impl AppState {
@@ -38,6 +40,10 @@ impl AppState {
         Self {
             ingest: crate::events::Ingest::new(Db::default()),
             boards: Arc::default(),
+            scores: Arc::new(crate::leaderboards::writer::ScoreWriter::new(
+                Db::default(),
+                crate::leaderboards::writer::ScoreRows,
+            )),
             db: Db::default(),
             hot: HotStore::in_process(),
             clock: Arc::new(crate::clock::SystemClock),

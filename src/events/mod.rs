@@ -33,7 +33,7 @@ pub struct Ingest {
 impl Ingest {
     pub fn new(db: Db) -> Self {
         Self {
-            writer: Arc::new(writer::EventWriter::new(db)),
+            writer: Arc::new(writer::EventWriter::new(db, writer::EventRows)),
             schemas: Arc::default(),
         }
     }

@@ -1,46 +1,25 @@
-//! Group commit: requests hand their rows to a queue and wait; a writer task takes whatever is
-//! queued, stores it in one transaction (multi-row INSERTs, chunked under the drivers' bind
-//! parameter limits, plus the monthly usage counts), commits, and then answers every waiting
-//! request. Many concurrent requests thus share one commit, so the durable path stays fast.
-use crate::store::Db;
+//! The events' group commit (see `store::group_commit`): one transaction stores every queued
+//! request's rows (multi-row INSERTs, chunked under the drivers' bind parameter limits) plus
+//! the monthly usage counts.
+use crate::store::{
+    group_commit::{Batch, GroupCommit},
+    Db,
+};
+use async_trait::async_trait;
 use chrono::{DateTime, Datelike, Utc};
 use entity::events;
 use sea_orm::{
     sea_query::OnConflict, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait,
     Statement, TransactionTrait,
 };
-use std::{
-    collections::{BTreeMap, HashSet},
-    sync::{
-        atomic::{AtomicBool, AtomicUsize, Ordering},
-        Arc, OnceLock,
-    },
-    time::Duration,
-};
-use tokio::sync::{mpsc, oneshot, Mutex, Notify};
+use std::collections::{BTreeMap, HashSet};
 use uuid::Uuid;
+
+pub use crate::store::group_commit::WriteError;
 
 /// Rows per INSERT statement on SQLite: 14 columns each keeps a statement under its 32,766 bind
 /// parameters. (PostgreSQL sends each column as one array parameter instead.)
 const ROWS_PER_STATEMENT: usize = 1_000;
-/// A writer stops taking queued requests into its transaction once it holds this many rows.
-/// Kept moderate so that, when few clients send large batches, the queue is shared among
-/// several writers (PostgreSQL inserts on several cores) instead of one writer taking it all
-/// while the others idle.
-const ROWS_PER_TRANSACTION: usize = 500;
-/// Requests that may wait in the queue before new ones wait to enter it (back-pressure).
-const QUEUE_CAPACITY: usize = 4_096;
-/// How long a graceful shutdown waits for queued writes.
-const FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Why a write did not happen.
-#[derive(Debug, thiserror::Error)]
-pub enum WriteError {
-    #[error("the cold store refused the write: {0}")]
-    Store(#[from] DbErr),
-    #[error("the writer is shutting down")]
-    Closed,
-}
 
 /// What happened to one request's rows once committed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,151 +28,25 @@ pub struct Written {
     pub duplicates: u64,
 }
 
-struct Job {
-    rows: Vec<events::Model>,
-    reply: oneshot::Sender<Result<Written, DbErr>>,
-}
+/// The handle `/v1/track` requests write through.
+pub type EventWriter = GroupCommit<EventRows>;
 
-/// The handle requests write through. Writer tasks start on first use.
-pub struct EventWriter {
-    db: Db,
-    sender: mpsc::Sender<Job>,
-    receiver: Arc<Mutex<mpsc::Receiver<Job>>>,
-    started: OnceLock<()>,
-    /// Requests handed over and not yet answered.
-    pending: AtomicUsize,
-    drained: Notify,
-    closed: AtomicBool,
-}
+/// One request's rows, stored all together or not at all.
+pub struct EventRows;
 
-impl EventWriter {
-    pub fn new(db: Db) -> Self {
-        let (sender, receiver) = mpsc::channel(QUEUE_CAPACITY);
-        Self {
-            db,
-            sender,
-            receiver: Arc::new(Mutex::new(receiver)),
-            started: OnceLock::new(),
-            pending: AtomicUsize::new(0),
-            drained: Notify::new(),
-            closed: AtomicBool::new(false),
-        }
+#[async_trait]
+impl Batch for EventRows {
+    type Item = Vec<events::Model>;
+    type Outcome = Written;
+    const ROWS_PER_TRANSACTION: usize = 500;
+
+    fn rows(item: &Self::Item) -> usize {
+        item.len()
     }
 
-    /// Stores `rows` durably; returns once they are committed (or the write failed).
-    pub async fn write(self: &Arc<Self>, rows: Vec<events::Model>) -> Result<Written, WriteError> {
-        if self.closed.load(Ordering::Acquire) {
-            return Err(WriteError::Closed);
-        }
-        self.start();
-        let (reply, answer) = oneshot::channel();
-        self.pending.fetch_add(1, Ordering::AcqRel);
-        if self.sender.send(Job { rows, reply }).await.is_err() {
-            self.finish_one();
-            return Err(WriteError::Closed);
-        }
-        match answer.await {
-            Ok(result) => Ok(result?),
-            Err(_) => Err(WriteError::Closed),
-        }
-    }
-
-    /// Refuses new writes and waits until every queued one is committed and answered.
-    pub async fn flush(&self) {
-        self.closed.store(true, Ordering::Release);
-        let drained = async {
-            loop {
-                let notified = self.drained.notified();
-                if self.pending.load(Ordering::Acquire) == 0 {
-                    return;
-                }
-                notified.await;
-            }
-        };
-        if tokio::time::timeout(FLUSH_TIMEOUT, drained).await.is_err() {
-            tracing::error!(
-                pending = self.pending.load(Ordering::Acquire),
-                "event writes still queued at shutdown"
-            );
-        }
-    }
-
-    fn finish_one(&self) {
-        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.drained.notify_waiters();
-        }
-    }
-
-    fn start(self: &Arc<Self>) {
-        self.started.get_or_init(|| {
-            // SQLite has one writer at a time anyway; PostgreSQL runs the INSERTs of several
-            // transactions on several cores while one of them commits.
-            let writers = match self.db.get_database_backend() {
-                DbBackend::Sqlite => 1,
-                _ => 4,
-            };
-            for _ in 0..writers {
-                let writer = self.clone();
-                tokio::spawn(async move { writer.run().await });
-            }
-        });
-    }
-
-    async fn run(self: Arc<Self>) {
-        loop {
-            let batch = {
-                let mut receiver = self.receiver.lock().await;
-                let Some(first) = receiver.recv().await else {
-                    return;
-                };
-                let mut rows = first.rows.len();
-                let mut batch = vec![first];
-                while rows < ROWS_PER_TRANSACTION {
-                    match receiver.try_recv() {
-                        Ok(job) => {
-                            rows += job.rows.len();
-                            batch.push(job);
-                        }
-                        Err(_) => break,
-                    }
-                }
-                batch
-            };
-            self.commit(batch).await;
-        }
-    }
-
-    /// Stores a batch in one transaction. When that fails for a reason other than the store
-    /// being unreachable, each request is retried in its own transaction, so one request's
-    /// problem never fails the others that happened to share its commit.
-    async fn commit(&self, batch: Vec<Job>) {
-        let all: Vec<&[events::Model]> = batch.iter().map(|job| job.rows.as_slice()).collect();
-        let result = store(&self.db, &all).await;
-        match result {
-            Ok(outcomes) => {
-                for (job, outcome) in batch.into_iter().zip(outcomes) {
-                    let _ = job.reply.send(Ok(outcome));
-                    self.finish_one();
-                }
-            }
-            Err(error) if batch.len() > 1 && !crate::error::is_unavailable(&error) => {
-                tracing::warn!(error.cause_chain = ?error, jobs = batch.len(), "group write failed; writing its requests one by one");
-                for job in batch {
-                    let outcome = store(&self.db, &[job.rows.as_slice()])
-                        .await
-                        .map(|mut o| o.remove(0));
-                    let _ = job.reply.send(outcome);
-                    self.finish_one();
-                }
-            }
-            Err(error) => {
-                tracing::error!(error.cause_chain = ?error, jobs = batch.len(), "event write failed");
-                for job in batch {
-                    let _ = job.reply.send(Err(clone_error(&error)));
-                    self.finish_one();
-                }
-            }
-        }
+    async fn store(&self, db: &Db, items: &[&Self::Item]) -> Result<Vec<Written>, DbErr> {
+        let jobs: Vec<&[events::Model]> = items.iter().map(|rows| rows.as_slice()).collect();
+        store(db, &jobs).await
     }
 }
 
@@ -431,14 +284,5 @@ mod postgres {
         } else {
             DbErr::Exec(error)
         }
-    }
-}
-
-/// `DbErr` is not `Clone`; every request of a failed batch gets an equivalent error.
-fn clone_error(error: &DbErr) -> DbErr {
-    if crate::error::is_unavailable(error) {
-        DbErr::Conn(sea_orm::RuntimeErr::Internal(error.to_string()))
-    } else {
-        DbErr::Custom(error.to_string())
     }
 }

@@ -17,6 +17,7 @@ pub mod moderation;
 pub mod period;
 pub mod score;
 pub mod service;
+pub mod writer;
 
 pub use archive::archive_finished_periods;
 

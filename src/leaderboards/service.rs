@@ -10,6 +10,7 @@ use super::{
 use crate::{
     api::timestamp,
     state::AppState,
+    store::group_commit::WriteError,
     store::hot::leaderboards::{sort_score, HotBoard, HotEntry, RankedEntry, Submitted},
 };
 use chrono::{DateTime, Utc};
@@ -18,7 +19,7 @@ use sea_orm::{
     sea_query::{Condition, OnConflict},
     ActiveValue::Set,
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect, Statement,
+    QuerySelect,
 };
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -178,32 +179,7 @@ pub async fn keep_best(
     db: &impl ConnectionTrait,
     row: &entries::Model,
 ) -> Result<bool, LeaderboardError> {
-    let statement = Statement::from_sql_and_values(
-        db.get_database_backend(),
-        "INSERT INTO leaderboard_entries \
-         (id, board_id, period, player_id, status, player_name, score, sort_score, reached_at, metadata, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
-         ON CONFLICT (board_id, period, player_id, status) DO UPDATE SET \
-         player_name = excluded.player_name, score = excluded.score, sort_score = excluded.sort_score, \
-         reached_at = excluded.reached_at, metadata = excluded.metadata, updated_at = excluded.updated_at \
-         WHERE excluded.sort_score < leaderboard_entries.sort_score \
-         OR (excluded.sort_score = leaderboard_entries.sort_score AND excluded.reached_at < leaderboard_entries.reached_at) \
-         RETURNING id",
-        [
-            row.id.into(),
-            row.board_id.into(),
-            row.period.clone().into(),
-            row.player_id.clone().into(),
-            row.status.clone().into(),
-            row.player_name.clone().into(),
-            row.score.into(),
-            row.sort_score.into(),
-            row.reached_at.into(),
-            row.metadata.clone().into(),
-            row.updated_at.into(),
-        ],
-    );
-    Ok(db.query_one_raw(statement).await?.is_some())
+    Ok(super::writer::keep_best(db, &[row]).await?[0])
 }
 
 /// Records that `board` has entries in `period`, once per period, so the worker can archive it.
@@ -275,7 +251,16 @@ pub async fn submit(
         metadata: submission.metadata.to_string(),
         updated_at: now,
     };
-    let updated = keep_best(&state.db, &row).await?;
+    let updated = state
+        .scores
+        .write(row.clone())
+        .await
+        .map_err(|error| match error {
+            WriteError::Store(error) => LeaderboardError::Cold(error),
+            WriteError::Closed => LeaderboardError::Cold(sea_orm::DbErr::Conn(
+                sea_orm::RuntimeErr::Internal("the node is shutting down".into()),
+            )),
+        })?;
     if status == STATUS_SUSPICIOUS {
         let stored = stored_entry(
             state,

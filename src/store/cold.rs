@@ -62,7 +62,10 @@ mod no_delay {
             return false;
         };
         for entry in entries.flatten() {
-            let Some(fd) = entry.file_name().to_str().and_then(|n| n.parse::<RawFd>().ok())
+            let Some(fd) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<RawFd>().ok())
             else {
                 continue;
             };

@@ -1,5 +1,6 @@
 //! The two storage tiers: the cold store (SeaORM) and the hot store (in-process or Redis).
 pub mod cold;
+pub mod group_commit;
 pub mod hot;
 
 /// The cold-store connection (SQLite or PostgreSQL).

@@ -17,24 +17,26 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 /// KEYS: hash, all, playing, waiting, idle, due.
-/// ARGV: player, status, activity, data, session, updated_ms, ttl_secs, cutoff_ms,
-/// status key index (3..5), due member, due score, channel, message.
+/// ARGV: player, status, activity, data, session, updated_ms, ttl_secs, status key index
+/// (3..5), due member, due score, channel, message.
+/// The player leaves the other status lists only when the status changed (or the entry is
+/// new). Silent players leave the lists when the offline check claims them (CLAIM_SCRIPT),
+/// and reads trim what is older than their cutoff (LIST_SCRIPT), so a write never sweeps.
 const SET_SCRIPT: &str = r#"
+local old = redis.call('HGET', KEYS[1], 'status')
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'activity', ARGV[3], 'data', ARGV[4],
   'session_id', ARGV[5], 'updated', ARGV[6])
 redis.call('EXPIRE', KEYS[1], ARGV[7])
-local target = tonumber(ARGV[9])
-for i = 2, 5 do
-  if i == 2 or i == target then
-    redis.call('ZADD', KEYS[i], ARGV[6], ARGV[1])
-  else
-    redis.call('ZREM', KEYS[i], ARGV[1])
+local target = tonumber(ARGV[8])
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
+redis.call('ZADD', KEYS[target], ARGV[6], ARGV[1])
+if old ~= ARGV[2] then
+  for i = 3, 5 do
+    if i ~= target then redis.call('ZREM', KEYS[i], ARGV[1]) end
   end
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', '(' .. ARGV[8])
-  redis.call('EXPIRE', KEYS[i], ARGV[7])
 end
-redis.call('ZADD', KEYS[6], ARGV[11], ARGV[10])
-redis.call('PUBLISH', ARGV[12], ARGV[13])
+redis.call('ZADD', KEYS[6], ARGV[10], ARGV[9])
+redis.call('PUBLISH', ARGV[11], ARGV[12])
 return 1
 "#;
 
@@ -48,8 +50,10 @@ return existed
 "#;
 
 /// KEYS: index. ARGV: active-after ms (exclusive), offset, limit, hash key prefix.
-/// Returns the active count, then six fields per entry.
+/// Returns the active count, then six fields per entry. Drops the players no longer active
+/// from the index first.
 const LIST_SCRIPT: &str = r#"
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 local after = '(' .. ARGV[1]
 local out = { redis.call('ZCOUNT', KEYS[1], after, '+inf') }
 local players = redis.call('ZREVRANGEBYSCORE', KEYS[1], '+inf', after, 'LIMIT', ARGV[2], ARGV[3])
@@ -63,10 +67,21 @@ end
 return out
 "#;
 
-/// KEYS: due. ARGV: now ms, max. Claims (removes and returns) due members with their scores.
+/// KEYS: due. ARGV: now ms, max, key prefix. Claims (removes and returns) due members
+/// (`game|player`) with their scores, and takes each player off its game's active lists.
 const CLAIM_SCRIPT: &str = r#"
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, ARGV[2])
-for i = 1, #due, 2 do redis.call('ZREM', KEYS[1], due[i]) end
+for i = 1, #due, 2 do
+  redis.call('ZREM', KEYS[1], due[i])
+  local bar = string.find(due[i], '|', 1, true)
+  if bar then
+    local game, player = string.sub(due[i], 1, bar - 1), string.sub(due[i], bar + 1)
+    local base = ARGV[3] .. 'pr:' .. game
+    for _, index in ipairs({ ':all', ':s:playing', ':s:waiting', ':s:idle' }) do
+      redis.call('ZREM', base .. index, player)
+    end
+  end
+end
 return due
 "#;
 
@@ -165,7 +180,6 @@ impl Presence for RedisPresence {
             entry.session_id.clone().unwrap_or_default(),
             updated_ms.to_string(),
             RETAIN.num_seconds().to_string(),
-            millis(entry.updated_at - RETAIN).to_string(),
             (3 + entry.status.index()).to_string(),
             due_member(game_id, &entry.player_id),
             millis(entry.updated_at + OFFLINE_AFTER).to_string(),
@@ -271,7 +285,11 @@ impl Presence for RedisPresence {
             .evalsha_with_reload(
                 self.handle.pool.next(),
                 vec![self.handle.key("pr:due")],
-                vec![millis(now).to_string(), max.to_string()],
+                vec![
+                    millis(now).to_string(),
+                    max.to_string(),
+                    self.handle.prefix.to_string(),
+                ],
             )
             .await?;
         let values = reply.into_array();

@@ -1,0 +1,209 @@
+//! Group commit for cold-store writes: requests hand their work to a queue and wait; writer
+//! tasks take whatever is queued, store it in one transaction, commit, and then answer every
+//! waiting request. Many concurrent requests thus share one commit (one fsync), so the durable
+//! path stays fast. What is stored and how is up to a [`Batch`]; events and leaderboard scores
+//! each have one.
+use crate::store::Db;
+use async_trait::async_trait;
+use sea_orm::{DbBackend, DbErr};
+use std::sync::{
+    atomic::{AtomicBool, AtomicUsize, Ordering},
+    Arc, OnceLock,
+};
+use tokio::sync::{mpsc, oneshot, Mutex, Notify};
+
+/// Requests that may wait in the queue before new ones wait to enter it (back-pressure).
+const QUEUE_CAPACITY: usize = 4_096;
+/// How long a graceful shutdown waits for queued writes.
+const FLUSH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How one kind of write is stored in a shared transaction.
+#[async_trait]
+pub trait Batch: Send + Sync + 'static {
+    /// What one request hands over.
+    type Item: Send + Sync + 'static;
+    /// What one request is answered once committed.
+    type Outcome: Send + 'static;
+
+    /// A writer stops taking queued requests into its transaction once it holds this many
+    /// rows. Kept moderate so that the queue is shared among several writers (PostgreSQL
+    /// inserts on several cores) instead of one writer taking it all while the others idle.
+    const ROWS_PER_TRANSACTION: usize;
+
+    /// Rows an item adds to the transaction.
+    fn rows(item: &Self::Item) -> usize;
+
+    /// Stores every item in one transaction and commits; returns each item's outcome in order.
+    async fn store(&self, db: &Db, items: &[&Self::Item]) -> Result<Vec<Self::Outcome>, DbErr>;
+}
+
+/// Why a write did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("the cold store refused the write: {0}")]
+    Store(#[from] DbErr),
+    #[error("the writer is shutting down")]
+    Closed,
+}
+
+struct Job<B: Batch> {
+    item: B::Item,
+    reply: oneshot::Sender<Result<B::Outcome, DbErr>>,
+}
+
+/// The handle requests write through. Writer tasks start on first use.
+pub struct GroupCommit<B: Batch> {
+    batch: B,
+    db: Db,
+    sender: mpsc::Sender<Job<B>>,
+    receiver: Mutex<mpsc::Receiver<Job<B>>>,
+    started: OnceLock<()>,
+    /// Requests handed over and not yet answered.
+    pending: AtomicUsize,
+    drained: Notify,
+    closed: AtomicBool,
+}
+
+impl<B: Batch> GroupCommit<B> {
+    pub fn new(db: Db, batch: B) -> Self {
+        let (sender, receiver) = mpsc::channel(QUEUE_CAPACITY);
+        Self {
+            batch,
+            db,
+            sender,
+            receiver: Mutex::new(receiver),
+            started: OnceLock::new(),
+            pending: AtomicUsize::new(0),
+            drained: Notify::new(),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Stores `item` durably; returns once it is committed (or the write failed).
+    pub async fn write(self: &Arc<Self>, item: B::Item) -> Result<B::Outcome, WriteError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(WriteError::Closed);
+        }
+        self.start();
+        let (reply, answer) = oneshot::channel();
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        if self.sender.send(Job { item, reply }).await.is_err() {
+            self.finish_one();
+            return Err(WriteError::Closed);
+        }
+        match answer.await {
+            Ok(result) => Ok(result?),
+            Err(_) => Err(WriteError::Closed),
+        }
+    }
+
+    /// Refuses new writes and waits until every queued one is committed and answered.
+    pub async fn flush(&self) {
+        self.closed.store(true, Ordering::Release);
+        let drained = async {
+            loop {
+                let notified = self.drained.notified();
+                if self.pending.load(Ordering::Acquire) == 0 {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        if tokio::time::timeout(FLUSH_TIMEOUT, drained).await.is_err() {
+            tracing::error!(
+                pending = self.pending.load(Ordering::Acquire),
+                "writes still queued at shutdown"
+            );
+        }
+    }
+
+    fn finish_one(&self) {
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.drained.notify_waiters();
+        }
+    }
+
+    fn start(self: &Arc<Self>) {
+        self.started.get_or_init(|| {
+            // SQLite has one writer at a time anyway; PostgreSQL runs the statements of several
+            // transactions on several cores while one of them commits.
+            let writers = match self.db.get_database_backend() {
+                DbBackend::Sqlite => 1,
+                _ => 4,
+            };
+            for _ in 0..writers {
+                let writer = self.clone();
+                tokio::spawn(async move { writer.run().await });
+            }
+        });
+    }
+
+    async fn run(self: Arc<Self>) {
+        loop {
+            let jobs = {
+                let mut receiver = self.receiver.lock().await;
+                let Some(first) = receiver.recv().await else {
+                    return;
+                };
+                let mut rows = B::rows(&first.item);
+                let mut jobs = vec![first];
+                while rows < B::ROWS_PER_TRANSACTION {
+                    match receiver.try_recv() {
+                        Ok(job) => {
+                            rows += B::rows(&job.item);
+                            jobs.push(job);
+                        }
+                        Err(_) => break,
+                    }
+                }
+                jobs
+            };
+            self.commit(jobs).await;
+        }
+    }
+
+    /// Stores a group in one transaction. When that fails for a reason other than the store
+    /// being unreachable, each request is retried in its own transaction, so one request's
+    /// problem never fails the others that happened to share its commit.
+    async fn commit(&self, jobs: Vec<Job<B>>) {
+        let items: Vec<&B::Item> = jobs.iter().map(|job| &job.item).collect();
+        let result = self.batch.store(&self.db, &items).await;
+        drop(items);
+        match result {
+            Ok(outcomes) => {
+                for (job, outcome) in jobs.into_iter().zip(outcomes) {
+                    let _ = job.reply.send(Ok(outcome));
+                    self.finish_one();
+                }
+            }
+            Err(error) if jobs.len() > 1 && !crate::error::is_unavailable(&error) => {
+                tracing::warn!(error.cause_chain = ?error, jobs = jobs.len(), "group write failed; writing its requests one by one");
+                for job in jobs {
+                    let outcome = self
+                        .batch
+                        .store(&self.db, &[&job.item])
+                        .await
+                        .map(|mut outcomes| outcomes.remove(0));
+                    let _ = job.reply.send(outcome);
+                    self.finish_one();
+                }
+            }
+            Err(error) => {
+                tracing::error!(error.cause_chain = ?error, jobs = jobs.len(), "group write failed");
+                for job in jobs {
+                    let _ = job.reply.send(Err(clone_error(&error)));
+                    self.finish_one();
+                }
+            }
+        }
+    }
+}
+
+/// `DbErr` is not `Clone`; every request of a failed group gets an equivalent error.
+fn clone_error(error: &DbErr) -> DbErr {
+    if crate::error::is_unavailable(error) {
+        DbErr::Conn(sea_orm::RuntimeErr::Internal(error.to_string()))
+    } else {
+        DbErr::Custom(error.to_string())
+    }
+}
