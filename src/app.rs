@@ -70,6 +70,7 @@ impl Application {
         let state = AppState {
             ingest: crate::events::Ingest::new(db.clone()),
             boards: Arc::default(),
+            pages: Arc::default(),
             scores: Arc::new(crate::leaderboards::writer::ScoreWriter::new(
                 db.clone(),
                 crate::leaderboards::writer::ScoreRows,

@@ -21,6 +21,7 @@ pub mod leaderboards;
 pub mod limits;
 pub mod notify;
 pub mod presence;
+pub mod rendered;
 pub mod saves;
 pub mod state;
 pub mod store;

@@ -23,6 +23,8 @@ pub struct AppState {
     pub ingest: crate::events::Ingest,
     /// Leaderboard definitions recently read by this node.
     pub boards: Arc<crate::leaderboards::boards::BoardCache>,
+    /// Leaderboard pages this node rendered, reused while their board is unchanged.
+    pub pages: Arc<crate::leaderboards::pages::PageCache>,
     /// Leaderboard submissions' group-commit writer.
     pub scores: Arc<crate::leaderboards::writer::ScoreWriter>,
 }
@@ -40,6 +42,7 @@ impl AppState {
         Self {
             ingest: crate::events::Ingest::new(Db::default()),
             boards: Arc::default(),
+            pages: Arc::default(),
             scores: Arc::new(crate::leaderboards::writer::ScoreWriter::new(
                 Db::default(),
                 crate::leaderboards::writer::ScoreRows,

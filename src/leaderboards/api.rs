@@ -5,7 +5,7 @@ use super::{
     score::Score,
     service::{self, Ranked, Standing, Submission},
 };
-use crate::{api::ApiTags, auth::ApiKeyAuth, state::AppState};
+use crate::{api::ApiTags, auth::ApiKeyAuth, rendered::RenderedJson, state::AppState};
 use poem_openapi::{
     param::{Path, Query},
     payload::Json,
@@ -230,9 +230,24 @@ impl LeaderboardsApi {
         offset: Query<Option<i64>>,
         /// A period key; default the current period.
         period: Query<Option<String>>,
-    ) -> poem::Result<Json<LeaderboardPage>> {
+    ) -> poem::Result<RenderedJson<LeaderboardPage>> {
         let name = BoardName::parse(&board_name.0)?;
         let (limit, offset) = paging(limit.0, offset.0)?;
+        let state = &self.state;
+        let cached = service::current_version(
+            state,
+            auth.0.game_id,
+            &name,
+            period.0.as_deref(),
+            offset,
+            limit,
+        )
+        .await?;
+        if let Some((key, version)) = &cached {
+            if let Some(page) = state.pages.get(key, version) {
+                return Ok(page);
+            }
+        }
         let page = service::page(
             &self.state,
             auth.0.game_id,
@@ -242,7 +257,7 @@ impl LeaderboardsApi {
             limit,
         )
         .await?;
-        Ok(Json(LeaderboardPage {
+        let rendered = RenderedJson::render(&LeaderboardPage {
             board_name: name.as_str().to_string(),
             leaderboard: name.as_str().to_string(),
             period: page.period,
@@ -250,7 +265,11 @@ impl LeaderboardsApi {
             limit,
             offset,
             entries: page.entries.into_iter().map(entry_view).collect(),
-        }))
+        });
+        if let Some((key, version)) = cached {
+            state.pages.put(key, version, rendered.clone());
+        }
+        Ok(rendered)
     }
 
     /// A player's rank on a board and the entries around it (`around` either side, default 5,

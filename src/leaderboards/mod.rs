@@ -14,6 +14,7 @@ pub mod archive;
 pub mod boards;
 pub mod error;
 pub mod moderation;
+pub mod pages;
 pub mod period;
 pub mod score;
 pub mod service;

@@ -373,6 +373,33 @@ fn read_period(
     }
 }
 
+/// Where a read of the current period can be answered from this node's rendered pages: the
+/// page's key and the board's hot-store version. `None` for other periods, unknown boards and
+/// boards not loaded in the hot store.
+pub async fn current_version(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+    requested_period: Option<&str>,
+    offset: u64,
+    limit: u64,
+) -> Result<Option<(super::pages::PageKey, String)>, LeaderboardError> {
+    let now = state.now();
+    let Some(board) = boards::find_cached(state, game_id, name).await? else {
+        return Ok(None);
+    };
+    let period = read_period(Some(&board), requested_period, now)?;
+    if period != board.current_period(now) {
+        return Ok(None);
+    }
+    let version = state
+        .hot
+        .leaderboards
+        .version(&board.hot(&period, now), now)
+        .await?;
+    Ok(version.map(|version| ((board.id(), period, offset, limit), version)))
+}
+
 /// A page of a board in rank order. An unknown board reads as empty.
 pub async fn page(
     state: &AppState,

@@ -68,8 +68,10 @@ pub async fn keep_best(
             })
             .or_insert(index);
     }
+    // In key order, so concurrent transactions lock the rows they share in the same order
+    // and never deadlock.
     let mut contenders: Vec<(EntryKey, usize)> = best.into_iter().collect();
-    contenders.sort_unstable_by_key(|(_, index)| *index);
+    contenders.sort_unstable();
     let mut stored: HashSet<EntryKey> = HashSet::new();
     for chunk in contenders.chunks(ROWS_PER_STATEMENT) {
         let chunk: Vec<&entries::Model> = chunk.iter().map(|(_, index)| rows[*index]).collect();

@@ -309,6 +309,49 @@ async fn hot_boards_page_find_neighbours_and_remove_players() {
 }
 
 #[tokio::test]
+async fn hot_board_versions_change_with_every_change_and_across_rebuilds() {
+    for (name, store) in stores().await {
+        let now = Utc::now();
+        let board = board(false);
+        let lb = &store.leaderboards;
+        assert_eq!(lb.version(&board, now).await.unwrap(), None, "{name}");
+        lb.load(&board, &[entry("ann", 10.0, 1)], true, now)
+            .await
+            .unwrap();
+        let loaded = lb.version(&board, now).await.unwrap().expect("loaded");
+        assert_eq!(
+            lb.version(&board, now).await.unwrap().as_deref(),
+            Some(loaded.as_str()),
+            "{name}: reading leaves it"
+        );
+
+        let worse = lb.submit(&board, &entry("ann", 5.0, 2), now).await.unwrap();
+        assert!(!worse.unwrap().changed);
+        let same = lb.version(&board, now).await.unwrap().unwrap();
+        assert_eq!(same, loaded, "{name}: a submission that changed nothing");
+
+        lb.submit(&board, &entry("ann", 20.0, 3), now)
+            .await
+            .unwrap();
+        let better = lb.version(&board, now).await.unwrap().unwrap();
+        assert_ne!(better, loaded, "{name}: a better score");
+
+        assert!(lb.remove(&board, "ann", now).await.unwrap());
+        let removed = lb.version(&board, now).await.unwrap().unwrap();
+        assert_ne!(removed, better, "{name}: a removal");
+
+        lb.expire(&board, 0, now).await.unwrap();
+        assert_eq!(lb.version(&board, now).await.unwrap(), None, "{name}");
+        lb.load(&board, &[], true, now).await.unwrap();
+        let rebuilt = lb.version(&board, now).await.unwrap().unwrap();
+        assert!(
+            ![&loaded, &better, &removed].contains(&&rebuilt),
+            "{name}: a rebuilt board never repeats a version"
+        );
+    }
+}
+
+#[tokio::test]
 async fn hot_boards_keep_the_best_of_concurrent_submissions() {
     for (name, store) in stores().await {
         let now = Utc::now();
@@ -1434,5 +1477,13 @@ async fn two_nodes_share_one_board() {
     assert_eq!(
         ranking(&second, &key, "cluster").await,
         ranked(&[("bob", 20.0), ("ann", 10.0)])
+    );
+
+    // Each node now holds the page it rendered; a change made through the other node shows
+    // on the next read all the same.
+    score(&second, &key, "cluster", "ann", 30.0).await;
+    assert_eq!(
+        ranking(&first, &key, "cluster").await,
+        ranked(&[("ann", 30.0), ("bob", 20.0)])
     );
 }

@@ -41,9 +41,18 @@ impl Ord for RankKey {
     }
 }
 
+/// Versions handed out to boards: unique for the life of the process, so a board dropped and
+/// rebuilt never repeats one.
+static VERSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_version() -> u64 {
+    VERSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 #[derive(Default)]
 struct Board {
     loaded: bool,
+    version: u64,
     expires_at: Option<DateTime<Utc>>,
     order: BTreeSet<RankKey>,
     players: HashMap<String, (RankKey, String)>,
@@ -66,6 +75,7 @@ impl Board {
         self.order.insert(key.clone());
         self.players
             .insert(entry.player_id.clone(), (key, entry.payload.clone()));
+        self.version = next_version();
         true
     }
 
@@ -179,6 +189,7 @@ impl Leaderboards for MemoryLeaderboards {
         }
         stored.expires_at = board.expires_at;
         stored.loaded |= complete;
+        stored.version = next_version();
         Ok(())
     }
 
@@ -232,11 +243,22 @@ impl Leaderboards for MemoryLeaderboards {
         Ok(self
             .with_loaded(board, now, |stored| {
                 match stored.players.remove(player_id) {
-                    Some((key, _)) => stored.order.remove(&key),
+                    Some((key, _)) => {
+                        stored.version = next_version();
+                        stored.order.remove(&key)
+                    }
                     None => false,
                 }
             })
             .unwrap_or(false))
+    }
+
+    async fn version(
+        &self,
+        board: &HotBoard,
+        now: DateTime<Utc>,
+    ) -> Result<Option<String>, HotError> {
+        Ok(self.with_loaded(board, now, |stored| stored.version.to_string()))
     }
 
     async fn expire(

@@ -118,6 +118,13 @@ pub trait Leaderboards: Send + Sync {
         player_id: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, HotError>;
+    /// An opaque version of the board's contents: different after every change and across
+    /// rebuilds. `None`: not loaded. Lets a node reuse what it rendered from an unchanged board.
+    async fn version(
+        &self,
+        board: &HotBoard,
+        now: DateTime<Utc>,
+    ) -> Result<Option<String>, HotError>;
     /// Lets the hot copy go `after_secs` from `now` (0 = at once). Reads after that rebuild it.
     async fn expire(
         &self,

@@ -1,8 +1,9 @@
 //! Redis leaderboards. Per board and period three keys share one hash slot:
 //! `lb:{board:period}:z`, a sorted set whose members are `<reached micros, 20 digits>:<player>`
 //! scored by the sort score (so equal scores order by who reached them first, then player id),
-//! `...:h`, a hash player -> `<member><payload>`, and `...:m`, the "loaded" marker. Every
-//! operation is one Lua script, so it is atomic and sees the marker and the data together.
+//! `...:h`, a hash player -> `<member><payload>`, and `...:m`, the "loaded" marker, whose value
+//! is the board's version: Redis' clock in microseconds when loaded, incremented by every change.
+//! Every operation is one Lua script, so it is atomic and sees the marker and the data together.
 use super::{
     score_from_sort, sort_score, HotAround, HotBoard, HotEntry, HotPage, Leaderboards, RankedEntry,
     Submitted,
@@ -10,7 +11,10 @@ use super::{
 use crate::store::hot::{redis::RedisHandle, HotError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use fred::types::{scripts::Script, Value};
+use fred::{
+    interfaces::KeysInterface,
+    types::{scripts::Script, Value},
+};
 
 /// Width of the member prefix: 20 digits of reached-at micros and a colon.
 const PREFIX_LEN: usize = 21;
@@ -47,7 +51,10 @@ const SUBMIT_BODY: &str = r#"
 if redis.call('EXISTS', KEYS[3]) == 0 then return {-1} end
 local player, member = ARGV[1], ARGV[3]
 local changed = merge(KEYS[1], KEYS[2], player, ARGV[2], member, ARGV[4])
-if changed == 1 then keep_for(tonumber(ARGV[5])) end
+if changed == 1 then
+  redis.call('INCR', KEYS[3])
+  keep_for(tonumber(ARGV[5]))
+end
 local stored = redis.call('HGET', KEYS[2], player)
 local storedmember = string.sub(stored, 1, #member)
 return {changed, redis.call('ZRANK', KEYS[1], storedmember), redis.call('ZSCORE', KEYS[1], storedmember), stored}
@@ -57,7 +64,10 @@ const LOAD_BODY: &str = r#"
 for i = 3, #ARGV, 4 do
   merge(KEYS[1], KEYS[2], ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
 end
-if ARGV[2] == '1' then redis.call('SET', KEYS[3], '1') end
+if ARGV[2] == '1' or redis.call('EXISTS', KEYS[3]) == 1 then
+  local now = redis.call('TIME')
+  redis.call('SET', KEYS[3], now[1] .. string.format('%06d', tonumber(now[2])))
+end
 keep_for(tonumber(ARGV[1]))
 return 1
 "#;
@@ -107,6 +117,7 @@ local stored = redis.call('HGET', KEYS[2], ARGV[1])
 if not stored then return 0 end
 redis.call('ZREM', KEYS[1], string.sub(stored, 1, 21 + #ARGV[1]))
 redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('INCR', KEYS[3])
 return 1
 "#;
 
@@ -378,6 +389,15 @@ impl Leaderboards for RedisLeaderboards {
             .run(&self.remove, board, vec![player_id.to_string()])
             .await?;
         Ok(removed.as_i64() == Some(1))
+    }
+
+    async fn version(
+        &self,
+        board: &HotBoard,
+        _now: DateTime<Utc>,
+    ) -> Result<Option<String>, HotError> {
+        let marker = self.keys(board).swap_remove(2);
+        Ok(self.handle.pool.next().get(marker).await?)
     }
 
     async fn expire(
