@@ -7,6 +7,7 @@ mod m20261121_000003_create_leaderboards;
 mod m20261121_000004_create_achievements_presence;
 mod m20261121_000005_create_funnels_alerts;
 mod m20261121_000006_create_config_saves;
+mod m20261121_000007_shard_event_usage;
 
 pub struct Migrator;
 
@@ -20,6 +21,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000004_create_achievements_presence::Migration),
             Box::new(m20261121_000005_create_funnels_alerts::Migration),
             Box::new(m20261121_000006_create_config_saves::Migration),
+            Box::new(m20261121_000007_shard_event_usage::Migration),
         ]
     }
 }

@@ -5,7 +5,7 @@ use crate::{error::ApiError, state::AppState, store::hot::quotas::Reservation};
 use chrono::{DateTime, Utc};
 use entity::event_usage;
 use poem::http::StatusCode;
-use sea_orm::EntityTrait;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -77,8 +77,10 @@ pub async fn release(state: &AppState, reserved: &Reserved, amount: u64) {
 
 /// Events stored for the game in `month`, as the cold store counts them.
 async fn stored_events(state: &AppState, game_id: Uuid, month: &str) -> Result<u64, ApiError> {
-    let row = event_usage::Entity::find_by_id((game_id, month.to_string()))
-        .one(&state.db)
+    let shards = event_usage::Entity::find()
+        .filter(event_usage::Column::GameId.eq(game_id))
+        .filter(event_usage::Column::Month.eq(month))
+        .all(&state.db)
         .await?;
-    Ok(row.map(|r| r.events.max(0) as u64).unwrap_or(0))
+    Ok(shards.iter().map(|s| s.events.max(0) as u64).sum())
 }

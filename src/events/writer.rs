@@ -44,10 +44,25 @@ impl Batch for EventRows {
         item.len()
     }
 
-    async fn store(&self, db: &Db, items: &[&Self::Item]) -> Result<Vec<Written>, DbErr> {
+    async fn store(
+        &self,
+        db: &Db,
+        items: &[&Self::Item],
+        lane: usize,
+    ) -> Result<Vec<Written>, DbErr> {
         let jobs: Vec<&[events::Model]> = items.iter().map(|rows| rows.as_slice()).collect();
-        store(db, &jobs).await
+        store(db, &jobs, usage_shard(lane)).await
     }
+}
+
+/// Usage shards per game and month. A node's writers each add to their own, starting at an
+/// offset drawn per process so that the writers of different nodes mostly differ too.
+const USAGE_SHARDS: usize = 16;
+
+fn usage_shard(lane: usize) -> i16 {
+    static NODE_OFFSET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let offset = *NODE_OFFSET.get_or_init(|| rand::random::<usize>() % USAGE_SHARDS);
+    ((offset + lane) % USAGE_SHARDS) as i16
 }
 
 /// `YYYY-MM` of a UTC time: the quota month.
@@ -56,10 +71,12 @@ pub fn month_of(at: DateTime<Utc>) -> String {
 }
 
 /// Writes every job's rows and the usage counts in one transaction; returns each job's outcome.
-async fn store(db: &Db, jobs: &[&[events::Model]]) -> Result<Vec<Written>, DbErr> {
+async fn store(db: &Db, jobs: &[&[events::Model]], shard: i16) -> Result<Vec<Written>, DbErr> {
     match db.get_database_backend() {
-        DbBackend::Postgres => postgres::store(db.get_postgres_connection_pool(), jobs).await,
-        _ => store_portable(db, jobs).await,
+        DbBackend::Postgres => {
+            postgres::store(db.get_postgres_connection_pool(), jobs, shard).await
+        }
+        _ => store_portable(db, jobs, shard).await,
     }
 }
 
@@ -95,11 +112,16 @@ fn tally(
     (outcomes, usage)
 }
 
-const ADD_USAGE: &str = "INSERT INTO event_usage (game_id, month, events) VALUES ($1, $2, $3) \
-     ON CONFLICT (game_id, month) DO UPDATE SET events = event_usage.events + excluded.events";
+const ADD_USAGE: &str = "INSERT INTO event_usage_shards (game_id, month, shard, events) \
+     VALUES ($1, $2, $3, $4) ON CONFLICT (game_id, month, shard) \
+     DO UPDATE SET events = event_usage_shards.events + excluded.events";
 
 /// SeaORM multi-row INSERTs, chunked under the bind parameter limits (SQLite).
-async fn store_portable(db: &Db, jobs: &[&[events::Model]]) -> Result<Vec<Written>, DbErr> {
+async fn store_portable(
+    db: &Db,
+    jobs: &[&[events::Model]],
+    shard: i16,
+) -> Result<Vec<Written>, DbErr> {
     let txn = db.begin().await?;
     let (plain, keyed) = split(jobs);
     for chunk in plain.chunks(ROWS_PER_STATEMENT) {
@@ -128,7 +150,7 @@ async fn store_portable(db: &Db, jobs: &[&[events::Model]]) -> Result<Vec<Writte
         inserted_keyed.extend(ids);
     }
     let (outcomes, usage) = tally(jobs, &inserted_keyed);
-    add_usage(&txn, usage).await?;
+    add_usage(&txn, usage, shard).await?;
     txn.commit().await?;
     Ok(outcomes)
 }
@@ -136,13 +158,14 @@ async fn store_portable(db: &Db, jobs: &[&[events::Model]]) -> Result<Vec<Writte
 async fn add_usage(
     txn: &DatabaseTransaction,
     usage: BTreeMap<(Uuid, String), i64>,
+    shard: i16,
 ) -> Result<(), DbErr> {
     let backend = txn.get_database_backend();
     for ((game_id, month), events) in usage {
         txn.execute_raw(Statement::from_sql_and_values(
             backend,
             ADD_USAGE,
-            [game_id.into(), month.into(), events.into()],
+            [game_id.into(), month.into(), shard.into(), events.into()],
         ))
         .await?;
     }
@@ -152,7 +175,7 @@ async fn add_usage(
 /// PostgreSQL: each column travels as one array and `UNNEST` turns them back into rows, so a
 /// batch of any size is one statement with 14 parameters whose plan stays prepared.
 mod postgres {
-    use super::{split, tally, Written, ADD_USAGE};
+    use super::{split, tally, Written};
     use chrono::{DateTime, Utc};
     use entity::events;
     use sea_orm::{
@@ -162,15 +185,35 @@ mod postgres {
     use std::{collections::HashSet, sync::Arc};
     use uuid::Uuid;
 
-    const INSERT: &str = "INSERT INTO events (id, game_id, api_key_id, environment, event_name, event_id, \
-         player_id, session_id, actor_id, properties, revenue_amount, log_level, occurred_at, received_at) \
-         SELECT id, game_id, api_key_id, environment, event_name, event_id, player_id, session_id, actor_id, \
-         properties::jsonb, revenue_amount, log_level, occurred_at, received_at \
-         FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], \
-         $8::text[], $9::text[], $10::text[], $11::float8[], $12::text[], $13::timestamptz[], $14::timestamptz[]) \
-         AS t(id, game_id, api_key_id, environment, event_name, event_id, player_id, session_id, actor_id, \
-         properties, revenue_amount, log_level, occurred_at, received_at)";
-    const INSERT_NEW_ONLY: &str = "ON CONFLICT (game_id, event_id) DO NOTHING RETURNING id";
+    /// Rows without an `event_id` ($1-$14) cannot conflict; rows with one ($15-$28) may repeat
+    /// a stored event, and the ids returned are those that were new. The usage counts take
+    /// every stored row, per game and UTC month (as `month_of`), locked in key order, in this
+    /// writer's shard ($29).
+    const STORE: &str = "WITH plain AS (INSERT INTO events (id, game_id, api_key_id, environment, \
+         event_name, event_id, player_id, session_id, actor_id, properties, revenue_amount, log_level, \
+         occurred_at, received_at) SELECT id, game_id, api_key_id, environment, event_name, event_id, \
+         player_id, session_id, actor_id, properties::jsonb, revenue_amount, log_level, occurred_at, \
+         received_at FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], \
+         $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::float8[], $12::text[], \
+         $13::timestamptz[], $14::timestamptz[]) AS t(id, game_id, api_key_id, environment, \
+         event_name, event_id, player_id, session_id, actor_id, properties, revenue_amount, \
+         log_level, occurred_at, received_at) RETURNING game_id, received_at), \
+         keyed AS (INSERT INTO events (id, game_id, api_key_id, environment, event_name, event_id, \
+         player_id, session_id, actor_id, properties, revenue_amount, log_level, occurred_at, \
+         received_at) SELECT id, game_id, api_key_id, environment, event_name, event_id, player_id, \
+         session_id, actor_id, properties::jsonb, revenue_amount, log_level, occurred_at, received_at \
+         FROM UNNEST($15::uuid[], $16::uuid[], $17::uuid[], $18::text[], $19::text[], $20::text[], \
+         $21::text[], $22::text[], $23::text[], $24::text[], $25::float8[], $26::text[], \
+         $27::timestamptz[], $28::timestamptz[]) AS t(id, game_id, api_key_id, environment, \
+         event_name, event_id, player_id, session_id, actor_id, properties, revenue_amount, \
+         log_level, occurred_at, received_at) \
+         ON CONFLICT (game_id, event_id) DO NOTHING RETURNING id, game_id, received_at), \
+         usage AS (INSERT INTO event_usage_shards (game_id, month, shard, events) \
+         SELECT game_id, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM'), $29::int2, count(*) \
+         FROM (SELECT game_id, received_at FROM plain UNION ALL SELECT game_id, received_at FROM keyed) s \
+         GROUP BY 1, 2 ORDER BY 1, 2 \
+         ON CONFLICT (game_id, month, shard) DO UPDATE SET events = event_usage_shards.events + excluded.events) \
+         SELECT id FROM keyed";
 
     #[derive(Default)]
     struct Columns {
@@ -231,40 +274,23 @@ mod postgres {
         }
     }
 
-    pub async fn store(pool: &PgPool, jobs: &[&[events::Model]]) -> Result<Vec<Written>, DbErr> {
-        let mut txn = pool.begin().await.map_err(db_error)?;
+    /// Both inserts and the usage counts are one statement (data-modifying CTEs), which
+    /// PostgreSQL runs as one transaction: one round trip and one commit per group.
+    pub async fn store(
+        pool: &PgPool,
+        jobs: &[&[events::Model]],
+        shard: i16,
+    ) -> Result<Vec<Written>, DbErr> {
         let (plain, keyed) = split(jobs);
-        if !plain.is_empty() {
-            Columns::of(&plain)
-                .bind(sqlx::query(INSERT))
-                .execute(&mut *txn)
-                .await
-                .map_err(db_error)?;
+        let query = Columns::of(&keyed)
+            .bind(Columns::of(&plain).bind(sqlx::query(STORE)))
+            .bind(shard);
+        let rows = query.fetch_all(pool).await.map_err(db_error)?;
+        let mut inserted_keyed = HashSet::with_capacity(rows.len());
+        for row in rows {
+            inserted_keyed.insert(sqlx::Row::try_get::<Uuid, _>(&row, 0).map_err(db_error)?);
         }
-        let mut inserted_keyed = HashSet::new();
-        if !keyed.is_empty() {
-            let sql = sqlx::AssertSqlSafe(format!("{INSERT} {INSERT_NEW_ONLY}"));
-            let rows = Columns::of(&keyed)
-                .bind(sqlx::query(sql))
-                .fetch_all(&mut *txn)
-                .await
-                .map_err(db_error)?;
-            for row in rows {
-                inserted_keyed.insert(sqlx::Row::try_get::<Uuid, _>(&row, 0).map_err(db_error)?);
-            }
-        }
-        let (outcomes, usage) = tally(jobs, &inserted_keyed);
-        for ((game_id, month), events) in usage {
-            sqlx::query(ADD_USAGE)
-                .bind(game_id)
-                .bind(month)
-                .bind(events)
-                .execute(&mut *txn)
-                .await
-                .map_err(db_error)?;
-        }
-        txn.commit().await.map_err(db_error)?;
-        Ok(outcomes)
+        Ok(tally(jobs, &inserted_keyed).0)
     }
 
     /// Driver errors in SeaORM's terms: unreachable-database errors become `DbErr::Conn`, so

@@ -30,7 +30,12 @@ impl Batch for ScoreRows {
         1
     }
 
-    async fn store(&self, db: &Db, items: &[&entries::Model]) -> Result<Vec<bool>, DbErr> {
+    async fn store(
+        &self,
+        db: &Db,
+        items: &[&entries::Model],
+        _lane: usize,
+    ) -> Result<Vec<bool>, DbErr> {
         let txn = db.begin().await?;
         let outcomes = keep_best(&txn, items).await?;
         txn.commit().await?;

@@ -34,7 +34,14 @@ pub trait Batch: Send + Sync + 'static {
     fn rows(item: &Self::Item) -> usize;
 
     /// Stores every item in one transaction and commits; returns each item's outcome in order.
-    async fn store(&self, db: &Db, items: &[&Self::Item]) -> Result<Vec<Self::Outcome>, DbErr>;
+    /// `lane` tells the writer tasks of this node apart (0, 1, ...), so a batch can keep rows
+    /// that every transaction updates (counters) per lane instead of making writers queue.
+    async fn store(
+        &self,
+        db: &Db,
+        items: &[&Self::Item],
+        lane: usize,
+    ) -> Result<Vec<Self::Outcome>, DbErr>;
 }
 
 /// Why a write did not happen.
@@ -131,14 +138,14 @@ impl<B: Batch> GroupCommit<B> {
                 DbBackend::Sqlite => 1,
                 _ => 4,
             };
-            for _ in 0..writers {
+            for lane in 0..writers {
                 let writer = self.clone();
-                tokio::spawn(async move { writer.run().await });
+                tokio::spawn(async move { writer.run(lane).await });
             }
         });
     }
 
-    async fn run(self: Arc<Self>) {
+    async fn run(self: Arc<Self>, lane: usize) {
         loop {
             let jobs = {
                 let mut receiver = self.receiver.lock().await;
@@ -158,16 +165,16 @@ impl<B: Batch> GroupCommit<B> {
                 }
                 jobs
             };
-            self.commit(jobs).await;
+            self.commit(jobs, lane).await;
         }
     }
 
     /// Stores a group in one transaction. When that fails for a reason other than the store
     /// being unreachable, each request is retried in its own transaction, so one request's
     /// problem never fails the others that happened to share its commit.
-    async fn commit(&self, jobs: Vec<Job<B>>) {
+    async fn commit(&self, jobs: Vec<Job<B>>, lane: usize) {
         let items: Vec<&B::Item> = jobs.iter().map(|job| &job.item).collect();
-        let result = self.batch.store(&self.db, &items).await;
+        let result = self.batch.store(&self.db, &items, lane).await;
         drop(items);
         match result {
             Ok(outcomes) => {
@@ -181,7 +188,7 @@ impl<B: Batch> GroupCommit<B> {
                 for job in jobs {
                     let outcome = self
                         .batch
-                        .store(&self.db, &[&job.item])
+                        .store(&self.db, &[&job.item], lane)
                         .await
                         .map(|mut outcomes| outcomes.remove(0));
                     let _ = job.reply.send(outcome);
