@@ -88,28 +88,38 @@ fn split<'a>(jobs: &[&'a [events::Model]]) -> (Vec<&'a events::Model>, Vec<&'a e
         .partition(|r| r.event_id.is_none())
 }
 
-/// Each job's duplicates, and the stored events per (game, month) ordered so that concurrent
-/// writers lock usage rows in the same order.
-fn tally(
+/// A row with an `event_id` that is not among the ids the insert returned repeats a stored event.
+fn is_duplicate(row: &events::Model, inserted_keyed: &HashSet<Uuid>) -> bool {
+    row.event_id.is_some() && !inserted_keyed.contains(&row.id)
+}
+
+/// Each job's duplicates.
+fn outcomes(jobs: &[&[events::Model]], inserted_keyed: &HashSet<Uuid>) -> Vec<Written> {
+    jobs.iter()
+        .map(|rows| Written {
+            duplicates: rows
+                .iter()
+                .filter(|row| is_duplicate(row, inserted_keyed))
+                .count() as u64,
+        })
+        .collect()
+}
+
+/// The stored events per (game, month), ordered so that concurrent writers lock usage rows in
+/// the same order. (On PostgreSQL the statement counts them itself.)
+fn usage(
     jobs: &[&[events::Model]],
     inserted_keyed: &HashSet<Uuid>,
-) -> (Vec<Written>, BTreeMap<(Uuid, String), i64>) {
-    let mut outcomes = Vec::with_capacity(jobs.len());
+) -> BTreeMap<(Uuid, String), i64> {
     let mut usage: BTreeMap<(Uuid, String), i64> = BTreeMap::new();
-    for rows in jobs {
-        let mut duplicates = 0;
-        for row in rows.iter() {
-            if row.event_id.is_some() && !inserted_keyed.contains(&row.id) {
-                duplicates += 1;
-            } else {
-                *usage
-                    .entry((row.game_id, month_of(row.received_at)))
-                    .or_default() += 1;
-            }
+    for row in jobs.iter().flat_map(|rows| rows.iter()) {
+        if !is_duplicate(row, inserted_keyed) {
+            *usage
+                .entry((row.game_id, month_of(row.received_at)))
+                .or_default() += 1;
         }
-        outcomes.push(Written { duplicates });
     }
-    (outcomes, usage)
+    usage
 }
 
 const ADD_USAGE: &str = "INSERT INTO event_usage_shards (game_id, month, shard, events) \
@@ -149,10 +159,9 @@ async fn store_portable(
         .await?;
         inserted_keyed.extend(ids);
     }
-    let (outcomes, usage) = tally(jobs, &inserted_keyed);
-    add_usage(&txn, usage, shard).await?;
+    add_usage(&txn, usage(jobs, &inserted_keyed), shard).await?;
     txn.commit().await?;
-    Ok(outcomes)
+    Ok(outcomes(jobs, &inserted_keyed))
 }
 
 async fn add_usage(
@@ -175,7 +184,7 @@ async fn add_usage(
 /// PostgreSQL: each column travels as one array and `UNNEST` turns them back into rows, so a
 /// batch of any size is one statement with 14 parameters whose plan stays prepared.
 mod postgres {
-    use super::{split, tally, Written};
+    use super::{outcomes, split, Written};
     use chrono::{DateTime, Utc};
     use entity::events;
     use sea_orm::{
@@ -290,7 +299,7 @@ mod postgres {
         for row in rows {
             inserted_keyed.insert(sqlx::Row::try_get::<Uuid, _>(&row, 0).map_err(db_error)?);
         }
-        Ok(tally(jobs, &inserted_keyed).0)
+        Ok(outcomes(jobs, &inserted_keyed))
     }
 
     /// Driver errors in SeaORM's terms: unreachable-database errors become `DbErr::Conn`, so

@@ -194,7 +194,7 @@ pub async fn approve(
         ..suspicious.clone()
     };
     let transaction = state.db.begin().await?;
-    let updated = service::keep_best(&transaction, &approved).await?;
+    let updated = super::writer::keep_best(&transaction, &[&approved]).await?[0];
     entries::Entity::delete_by_id(suspicious.id)
         .exec(&transaction)
         .await?;

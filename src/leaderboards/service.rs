@@ -18,8 +18,7 @@ use entity::{leaderboard_entries as entries, leaderboard_periods as periods, lea
 use sea_orm::{
     sea_query::{Condition, OnConflict},
     ActiveValue::Set,
-    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -171,15 +170,6 @@ pub fn hot_entry_of(model: &entries::Model) -> HotEntry {
         reached_micros: model.reached_at,
         payload: payload(&model.player_name, &metadata_of(model), model.updated_at),
     }
-}
-
-/// Stores `row` unless the player's stored entry (same board, period and status) ranks ahead of
-/// or level with it. True when the row was stored.
-pub async fn keep_best(
-    db: &impl ConnectionTrait,
-    row: &entries::Model,
-) -> Result<bool, LeaderboardError> {
-    Ok(super::writer::keep_best(db, &[row]).await?[0])
 }
 
 /// Records that `board` has entries in `period`, once per period, so the worker can archive it.
