@@ -6,7 +6,7 @@ use crate::{
     clock::{SharedClock, SystemClock},
     notify::email::{LogMailer, Mailer, SmtpMailer},
     state::AppState,
-    store::{cold, hot::HotStore, Db},
+    store::{cold, group_commit, hot::HotStore, Db},
 };
 use entity::settings as settings_table;
 use poem::{
@@ -33,6 +33,9 @@ impl Application {
         if !settings.no_migrate {
             cold::migrate(&db).await?;
         }
+        let writers =
+            cold::connect_writers(&db, &settings.database_url, 2 * group_commit::LANES as u32)
+                .await?;
         let hot = match &settings.redis_url {
             Some(url) => HotStore::connect_redis(url, &settings.redis_prefix).await?,
             None => HotStore::in_process(),
@@ -68,11 +71,11 @@ impl Application {
             format!("http://{host}:{port}")
         });
         let state = AppState {
-            ingest: crate::events::Ingest::new(db.clone()),
+            ingest: crate::events::Ingest::new(writers.clone(), hot.quotas.clone()),
             boards: Arc::default(),
             pages: Arc::default(),
             scores: Arc::new(crate::leaderboards::writer::ScoreWriter::new(
-                db.clone(),
+                writers,
                 crate::leaderboards::writer::ScoreRows,
             )),
             db,

@@ -39,8 +39,9 @@ impl AppState {
     /// A state with no database behind it, enough to build the OpenAPI document.
     pub fn detached() -> Self {
         let settings = Settings::defaults();
+        let hot = HotStore::in_process();
         Self {
-            ingest: crate::events::Ingest::new(Db::default()),
+            ingest: crate::events::Ingest::new(Db::default(), hot.quotas.clone()),
             boards: Arc::default(),
             pages: Arc::default(),
             scores: Arc::new(crate::leaderboards::writer::ScoreWriter::new(
@@ -48,7 +49,7 @@ impl AppState {
                 crate::leaderboards::writer::ScoreRows,
             )),
             db: Db::default(),
-            hot: HotStore::in_process(),
+            hot,
             clock: Arc::new(crate::clock::SystemClock),
             mailer: Arc::new(crate::notify::email::LogMailer),
             jwt: Arc::new(JwtKeys::new(b"detached")),

@@ -7,7 +7,10 @@ pub mod schemas_api;
 pub mod service;
 pub mod writer;
 
-use crate::{state::AppState, store::Db};
+use crate::{
+    state::AppState,
+    store::{hot::quotas::Quotas, Db},
+};
 use std::sync::Arc;
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
@@ -31,9 +34,10 @@ pub struct Ingest {
 }
 
 impl Ingest {
-    pub fn new(db: Db) -> Self {
+    /// `db` is the connection the writer stores with; `quotas` counts the games' events.
+    pub fn new(db: Db, quotas: Arc<dyn Quotas>) -> Self {
         Self {
-            writer: Arc::new(writer::EventWriter::new(db, writer::EventRows)),
+            writer: Arc::new(writer::EventWriter::new(db, writer::EventRows { quotas })),
             schemas: Arc::default(),
         }
     }

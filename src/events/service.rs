@@ -3,7 +3,7 @@ use super::{
     input::{self, IncomingEvent},
     quota,
     schemas::Violation,
-    writer::WriteError,
+    writer::{month_of, Committed, EventRequest, WriteError},
 };
 use crate::{
     auth::api_key::KeyContext, error::ApiError, games::service::monthly_quota, state::AppState,
@@ -41,34 +41,27 @@ pub async fn track(
         .map(|event| row(&key, event, now))
         .collect();
     let received = rows.len() as u64;
-
-    // From here on the work runs to its end even if the client hangs up, so a reservation is
-    // always either used by committed events or given back.
-    let state = state.clone();
-    let game_id = key.game_id;
     let limit = monthly_quota(&key.tier);
-    let commit = tokio::spawn(async move {
-        let reserved = quota::reserve(&state, game_id, limit, received, now).await?;
-        match state.ingest.writer.write(rows).await {
-            Ok(written) => {
-                // A retried event already stored is accepted but not charged twice.
-                quota::release(&state, &reserved, written.duplicates).await;
-                Ok(reserved
-                    .limit
-                    .saturating_sub(reserved.used - written.duplicates))
+    // The writer reserves the quota and commits in one go, to its end even if the client
+    // hangs up meanwhile, so a reservation is always either used or given back.
+    let request = EventRequest {
+        rows,
+        game_id: key.game_id,
+        month: month_of(now),
+        limit,
+    };
+    let remaining = match state.ingest.writer.write(request).await {
+        Ok(Committed::Stored { used }) => limit.saturating_sub(used),
+        Ok(Committed::OverQuota { current }) => return Err(quota::exceeded(current, limit)),
+        Err(error) => {
+            if let WriteError::Store(cause) = &error {
+                tracing::error!(error.cause_chain = ?cause, "events not stored");
             }
-            Err(error) => {
-                quota::release(&state, &reserved, reserved.amount).await;
-                if let WriteError::Store(cause) = &error {
-                    tracing::error!(error.cause_chain = ?cause, "events not stored");
-                }
-                Err(ApiError::unavailable(
-                    "Storage temporarily unavailable, retry later",
-                ))
-            }
+            return Err(ApiError::unavailable(
+                "Storage temporarily unavailable, retry later",
+            ));
         }
-    });
-    let remaining = commit.await.map_err(ApiError::internal)??;
+    };
     Ok(Accepted {
         received,
         remaining,

@@ -1,8 +1,14 @@
-//! The events' group commit (see `store::group_commit`): one transaction stores every queued
-//! request's rows (multi-row INSERTs, chunked under the drivers' bind parameter limits) plus
-//! the monthly usage counts.
+//! The events' group commit (see `store::group_commit`): one step reserves the monthly quota of
+//! every queued request in the hot store, one transaction stores the rows of those that fit
+//! (multi-row INSERTs, chunked under the drivers' bind parameter limits) plus the monthly usage
+//! counts, and amounts not stored are given back.
+use super::quota::{counter_name, stored_events};
 use crate::store::{
     group_commit::{Batch, GroupCommit},
+    hot::{
+        quotas::{Ask, Quotas, Reservation},
+        HotError,
+    },
     Db,
 };
 use async_trait::async_trait;
@@ -10,9 +16,12 @@ use chrono::{DateTime, Datelike, Utc};
 use entity::events;
 use sea_orm::{
     sea_query::OnConflict, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait,
-    Statement, TransactionTrait,
+    RuntimeErr, Statement, TransactionTrait,
 };
-use std::collections::{BTreeMap, HashSet};
+use std::{
+    collections::{BTreeMap, HashMap, HashSet},
+    sync::Arc,
+};
 use uuid::Uuid;
 
 pub use crate::store::group_commit::WriteError;
@@ -31,28 +40,194 @@ pub struct Written {
 /// The handle `/v1/track` requests write through.
 pub type EventWriter = GroupCommit<EventRows>;
 
-/// One request's rows, stored all together or not at all.
-pub struct EventRows;
+/// One `/v1/track` request: its rows, stored all together or not at all, and the monthly
+/// quota they count against.
+pub struct EventRequest {
+    pub rows: Vec<events::Model>,
+    pub game_id: Uuid,
+    /// The quota month (`YYYY-MM`, UTC) and the game's monthly limit.
+    pub month: String,
+    pub limit: u64,
+}
+
+/// What became of one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Committed {
+    /// Stored. `used` is the month's count after it; retried events already stored are
+    /// accepted but not counted twice.
+    Stored { used: u64 },
+    /// The quota cannot hold the request: nothing stored. `current` is the month's count.
+    OverQuota { current: u64 },
+}
+
+/// Stores requests' rows, each request all or nothing, against the games' quotas.
+pub struct EventRows {
+    pub quotas: Arc<dyn Quotas>,
+}
 
 #[async_trait]
 impl Batch for EventRows {
-    type Item = Vec<events::Model>;
-    type Outcome = Written;
+    type Item = EventRequest;
+    type Outcome = Committed;
     const ROWS_PER_TRANSACTION: usize = 500;
 
     fn rows(item: &Self::Item) -> usize {
-        item.len()
+        item.rows.len()
     }
 
     async fn store(
         &self,
         db: &Db,
-        items: &[&Self::Item],
+        items: &[&EventRequest],
         lane: usize,
-    ) -> Result<Vec<Written>, DbErr> {
-        let jobs: Vec<&[events::Model]> = items.iter().map(|rows| rows.as_slice()).collect();
-        store(db, &jobs, usage_shard(lane)).await
+    ) -> Result<Vec<Committed>, DbErr> {
+        let counters: Vec<String> = items
+            .iter()
+            .map(|item| counter_name(item.game_id, &item.month))
+            .collect();
+        let answers = self.reserve(db, items, &counters).await?;
+        let admitted: Vec<(usize, u64)> = answers
+            .iter()
+            .enumerate()
+            .filter_map(|(index, answer)| match answer {
+                Reservation::Reserved { used } => Some((index, *used)),
+                _ => None,
+            })
+            .collect();
+        let jobs: Vec<&[events::Model]> = admitted
+            .iter()
+            .map(|(index, _)| items[*index].rows.as_slice())
+            .collect();
+        let written = if jobs.is_empty() {
+            Vec::new()
+        } else {
+            match store(db, &jobs, usage_shard(lane)).await {
+                Ok(written) => written,
+                Err(error) => {
+                    let reserved = admitted.iter().map(|(index, _)| {
+                        (counters[*index].as_str(), items[*index].rows.len() as u64)
+                    });
+                    self.give_back(reserved).await;
+                    return Err(error);
+                }
+            }
+        };
+        // A retried event already stored is accepted but not charged twice.
+        let duplicates = admitted
+            .iter()
+            .zip(&written)
+            .map(|((index, _), written)| (counters[*index].as_str(), written.duplicates));
+        self.give_back(duplicates).await;
+        let mut outcomes: Vec<Committed> = answers
+            .iter()
+            .map(|answer| match answer {
+                Reservation::Refused { current } => Committed::OverQuota { current: *current },
+                _ => Committed::Stored { used: 0 },
+            })
+            .collect();
+        for ((index, used), written) in admitted.iter().zip(&written) {
+            outcomes[*index] = Committed::Stored {
+                used: used.saturating_sub(written.duplicates),
+            };
+        }
+        Ok(outcomes)
     }
+}
+
+impl EventRows {
+    /// Reserves every request's events, in queue order, each all or nothing. Counters missing
+    /// from the hot store are rebuilt from the cold store's usage counts first.
+    async fn reserve(
+        &self,
+        db: &Db,
+        items: &[&EventRequest],
+        counters: &[String],
+    ) -> Result<Vec<Reservation>, DbErr> {
+        let asks: Vec<Ask<'_>> = items
+            .iter()
+            .zip(counters)
+            .map(|(item, counter)| Ask {
+                counter,
+                amount: item.rows.len() as u64,
+                limit: item.limit,
+            })
+            .collect();
+        let mut answers = self
+            .quotas
+            .reserve_all(&asks, &HashMap::new())
+            .await
+            .map_err(hot_unavailable)?;
+        let missing: Vec<usize> = (0..answers.len())
+            .filter(|index| answers[*index] == Reservation::Missing)
+            .collect();
+        if missing.is_empty() {
+            return Ok(answers);
+        }
+        let retried = self.rebuild_and_reserve(db, items, &asks, &missing).await;
+        match retried {
+            Ok(retried) if !retried.contains(&Reservation::Missing) => {
+                for (index, answer) in missing.into_iter().zip(retried) {
+                    answers[index] = answer;
+                }
+                Ok(answers)
+            }
+            failed => {
+                let reserved = answers.iter().zip(&asks).filter_map(|(answer, ask)| {
+                    matches!(answer, Reservation::Reserved { .. })
+                        .then_some((ask.counter, ask.amount))
+                });
+                self.give_back(reserved).await;
+                Err(failed.err().unwrap_or_else(|| {
+                    hot_unavailable(HotError::Reply(
+                        "quota counter missing after its rebuild".into(),
+                    ))
+                }))
+            }
+        }
+    }
+
+    /// Reads the stored count of each missing counter and reserves the missing asks again with
+    /// it; the first rebuild to reach the hot store wins.
+    async fn rebuild_and_reserve(
+        &self,
+        db: &Db,
+        items: &[&EventRequest],
+        asks: &[Ask<'_>],
+        missing: &[usize],
+    ) -> Result<Vec<Reservation>, DbErr> {
+        let mut rebuilt: HashMap<String, u64> = HashMap::new();
+        for index in missing {
+            let (item, counter) = (items[*index], asks[*index].counter);
+            if !rebuilt.contains_key(counter) {
+                let stored = stored_events(db, item.game_id, &item.month).await?;
+                tracing::info!(game_id = %item.game_id, month = %item.month, stored, "quota counter rebuilt from the cold store");
+                rebuilt.insert(counter.to_string(), stored);
+            }
+        }
+        let again: Vec<Ask<'_>> = missing.iter().map(|index| asks[*index]).collect();
+        self.quotas
+            .reserve_all(&again, &rebuilt)
+            .await
+            .map_err(hot_unavailable)
+    }
+
+    /// Gives back amounts reserved for events not stored. Failing to give back only errs on
+    /// the safe side (the game is charged for events it did not store), so it is logged.
+    async fn give_back<'a>(&self, amounts: impl Iterator<Item = (&'a str, u64)>) {
+        let amounts: Vec<(&str, u64)> = amounts.filter(|(_, amount)| *amount > 0).collect();
+        if amounts.is_empty() {
+            return;
+        }
+        if let Err(error) = self.quotas.release_all(&amounts).await {
+            tracing::warn!(error.cause_chain = ?error, "quota release failed");
+        }
+    }
+}
+
+/// A hot-store failure fails the group like an unreachable cold store: 503, retry.
+fn hot_unavailable(error: HotError) -> DbErr {
+    tracing::error!(error.cause_chain = ?error, "hot store unavailable");
+    DbErr::Conn(RuntimeErr::Internal(format!("hot store: {error}")))
 }
 
 /// Usage shards per game and month. A node's writers each add to their own, starting at an
@@ -185,13 +360,14 @@ async fn add_usage(
 /// batch of any size is one statement with 14 parameters whose plan stays prepared.
 mod postgres {
     use super::{outcomes, split, Written};
+    use crate::store::pg::db_error;
     use chrono::{DateTime, Utc};
     use entity::events;
     use sea_orm::{
         sqlx::{self, postgres::PgArguments, query::Query, PgPool, Postgres},
-        DbErr, RuntimeErr,
+        DbErr,
     };
-    use std::{collections::HashSet, sync::Arc};
+    use std::collections::HashSet;
     use uuid::Uuid;
 
     /// Rows without an `event_id` ($1-$14) cannot conflict; rows with one ($15-$28) may repeat
@@ -300,24 +476,5 @@ mod postgres {
             inserted_keyed.insert(sqlx::Row::try_get::<Uuid, _>(&row, 0).map_err(db_error)?);
         }
         Ok(outcomes(jobs, &inserted_keyed))
-    }
-
-    /// Driver errors in SeaORM's terms: unreachable-database errors become `DbErr::Conn`, so
-    /// they are answered 503 like every other cold-store outage.
-    fn db_error(error: sqlx::Error) -> DbErr {
-        let unreachable = matches!(
-            error,
-            sqlx::Error::Io(_)
-                | sqlx::Error::Tls(_)
-                | sqlx::Error::PoolTimedOut
-                | sqlx::Error::PoolClosed
-                | sqlx::Error::WorkerCrashed
-        );
-        let error = RuntimeErr::SqlxError(Arc::new(error));
-        if unreachable {
-            DbErr::Conn(error)
-        } else {
-            DbErr::Exec(error)
-        }
     }
 }

@@ -8,8 +8,7 @@ use crate::{state::AppState, store::hot::leaderboards::HotBoard};
 use chrono::{DateTime, Duration, Utc};
 use entity::{leaderboard_bans, leaderboard_entries, leaderboards};
 use sea_orm::{
-    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
-    FromQueryResult, QueryFilter, QueryOrder, Statement,
+    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder,
 };
 use uuid::Uuid;
 
@@ -144,31 +143,6 @@ impl Board {
     }
 }
 
-/// The board and whether `player_id` is banned from it, in one round trip.
-pub async fn find_for_player(
-    state: &AppState,
-    game_id: Uuid,
-    name: &BoardName,
-    player_id: &PlayerId,
-) -> Result<Option<(Board, bool)>, LeaderboardError> {
-    let backend = state.db.get_database_backend();
-    let statement = Statement::from_sql_and_values(
-        backend,
-        "SELECT l.*, EXISTS (SELECT 1 FROM leaderboard_bans b WHERE b.board_id = l.id AND b.player_id = $3) AS banned \
-         FROM leaderboards l WHERE l.game_id = $1 AND l.board_name = $2",
-        [game_id.into(), name.as_str().into(), player_id.as_str().into()],
-    );
-    let Some(row) = state.db.query_one_raw(statement).await? else {
-        return Ok(None);
-    };
-    let model = leaderboards::Model::from_query_result(&row, "")?;
-    let banned: bool = match row.try_get::<bool>("", "banned") {
-        Ok(banned) => banned,
-        Err(_) => row.try_get::<i64>("", "banned")? != 0,
-    };
-    Ok(Some((Board { model }, banned)))
-}
-
 pub async fn find(
     state: &AppState,
     game_id: Uuid,
@@ -182,14 +156,15 @@ pub async fn find(
     Ok(model.map(|model| Board { model }))
 }
 
-/// How long a node trusts its cached copy of a definition for reads. Changes made on this node
-/// apply at once; changes made on another node reach this one's reads within this time.
+/// How long a node trusts its cached copy of a definition. Changes made on this node apply at
+/// once; changes made on another node (order, period, bounds) reach this one within this time.
 pub const READ_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(2);
 
 type CacheKey = (Uuid, String);
 const READ_CACHE_MAX: usize = 10_000;
 
-/// Definitions recently read by this node, so ranked reads cost no cold-store round trip.
+/// Definitions recently read by this node, so reads and submissions cost no cold-store round
+/// trip for them.
 #[derive(Default)]
 pub struct BoardCache {
     entries: parking_lot::Mutex<std::collections::HashMap<CacheKey, (Board, std::time::Instant)>>,
@@ -220,7 +195,7 @@ impl BoardCache {
     }
 }
 
-/// Like `find`, through the short per-node cache: for reads only.
+/// Like `find`, through the short per-node cache.
 pub async fn find_cached(
     state: &AppState,
     game_id: Uuid,
@@ -365,14 +340,15 @@ pub async fn create(
 }
 
 /// The board a score goes to, created with the defaults when it has no definition yet.
-pub async fn find_or_create_for_player(
+/// The board a score is sent to, through the per-node cache; created with defaults when it
+/// has no definition yet. (Bans are checked by the score write itself, never from a cache.)
+pub async fn find_or_create_cached(
     state: &AppState,
     game_id: Uuid,
     name: &BoardName,
-    player_id: &PlayerId,
-) -> Result<(Board, bool), LeaderboardError> {
-    if let Some(found) = find_for_player(state, game_id, name, player_id).await? {
-        return Ok(found);
+) -> Result<Board, LeaderboardError> {
+    if let Some(board) = find_cached(state, game_id, name).await? {
+        return Ok(board);
     }
     let model = new_model(game_id, name, &Settings::default(), state.now());
     leaderboards::Entity::insert(leaderboards::ActiveModel::from(model))
@@ -386,9 +362,14 @@ pub async fn find_or_create_for_player(
         )
         .exec_without_returning(&state.db)
         .await?;
-    find_for_player(state, game_id, name, player_id)
+    find_cached(state, game_id, name)
         .await?
         .ok_or(LeaderboardError::NoSuchBoard)
+}
+
+/// Drops this node's cached copy of a definition, so the next use reads it again.
+pub fn forget(state: &AppState, game_id: Uuid, name: &BoardName) {
+    state.boards.forget(game_id, name);
 }
 
 /// A change to a board's settings; `None` leaves a setting as it is, `Some(None)` clears it.

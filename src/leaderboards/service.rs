@@ -6,6 +6,7 @@
 use super::{
     boards::{self, Board, BoardName, PlayerId},
     error::LeaderboardError,
+    writer::Kept,
 };
 use crate::{
     api::timestamp,
@@ -204,6 +205,8 @@ async fn open_period(
         .filter(leaderboards::Column::Id.eq(board.id()))
         .exec(&state.db)
         .await?;
+    // The cached definition still names the old period: read it again next time.
+    boards::forget(state, board.model.game_id, &BoardName::parse(board.name())?);
     Ok(())
 }
 
@@ -215,14 +218,27 @@ pub async fn submit(
     name: &BoardName,
     submission: Submission,
 ) -> Result<Standing, LeaderboardError> {
-    let now = state.now();
-    let (board, banned) =
-        boards::find_or_create_for_player(state, game_id, name, &submission.player_id).await?;
-    if banned {
-        return Err(LeaderboardError::Banned);
+    // A board deleted on another node may still be in this node's cache: the write finds it
+    // gone, and the submission starts over, creating the board anew.
+    for _ in 0..2 {
+        let board = boards::find_or_create_cached(state, game_id, name).await?;
+        match submit_to(state, &board, &submission).await? {
+            Some(standing) => return Ok(standing),
+            None => boards::forget(state, game_id, name),
+        }
     }
+    Err(LeaderboardError::NoSuchBoard)
+}
+
+/// `submit` once the board is known; `None` when the board no longer exists.
+async fn submit_to(
+    state: &AppState,
+    board: &Board,
+    submission: &Submission,
+) -> Result<Option<Standing>, LeaderboardError> {
+    let now = state.now();
     let period = board.current_period(now);
-    open_period(state, &board, &period, now).await?;
+    open_period(state, board, &period, now).await?;
     let status = if board.out_of_bounds(submission.score) {
         STATUS_SUSPICIOUS
     } else {
@@ -234,14 +250,15 @@ pub async fn submit(
         period: period.clone(),
         player_id: submission.player_id.as_str().to_string(),
         status: status.to_string(),
-        player_name: submission.player_name,
+        player_name: submission.player_name.clone(),
         score: submission.score + 0.0,
         sort_score: sort_score(submission.score, board.lower_is_better()),
         reached_at: now.timestamp_micros(),
         metadata: submission.metadata.to_string(),
         updated_at: now,
     };
-    let updated = state
+    // The write also checks the ban list, in the same snapshot as the keep-best upsert.
+    let kept = state
         .scores
         .write(row.clone())
         .await
@@ -251,30 +268,36 @@ pub async fn submit(
                 sea_orm::RuntimeErr::Internal("the node is shutting down".into()),
             )),
         })?;
+    let updated = match kept {
+        Kept::Stored => true,
+        Kept::NotBetter => false,
+        Kept::Banned => return Err(LeaderboardError::Banned),
+        Kept::NoBoard => return Ok(None),
+    };
     if status == STATUS_SUSPICIOUS {
         let stored = stored_entry(
             state,
-            &board,
+            board,
             &period,
             submission.player_id.as_str(),
             STATUS_SUSPICIOUS,
         )
         .await?
         .unwrap_or(row);
-        return Ok(Standing {
+        return Ok(Some(Standing {
             entry: from_model(&stored),
             rank: None,
             status,
             updated,
-        });
+        }));
     }
-    let submitted = hot_submit(state, &board, &period, &hot_entry_of(&row), now).await?;
-    Ok(Standing {
+    let submitted = hot_submit(state, board, &period, &hot_entry_of(&row), now).await?;
+    Ok(Some(Standing {
         entry: from_hot(submitted.standing.entry),
         rank: Some(submitted.standing.rank),
         status,
         updated,
-    })
+    }))
 }
 
 pub async fn stored_entry(

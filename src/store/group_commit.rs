@@ -14,6 +14,9 @@ use tokio::sync::{mpsc, oneshot, Mutex, Notify};
 
 /// Requests that may wait in the queue before new ones wait to enter it (back-pressure).
 const QUEUE_CAPACITY: usize = 4_096;
+/// Writer tasks per kind of write on PostgreSQL, which runs the statements of several
+/// transactions on several cores while one of them commits. (SQLite has one writer.)
+pub const LANES: usize = 4;
 /// How long a graceful shutdown waits for queued writes.
 const FLUSH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -132,11 +135,9 @@ impl<B: Batch> GroupCommit<B> {
 
     fn start(self: &Arc<Self>) {
         self.started.get_or_init(|| {
-            // SQLite has one writer at a time anyway; PostgreSQL runs the statements of several
-            // transactions on several cores while one of them commits.
             let writers = match self.db.get_database_backend() {
                 DbBackend::Sqlite => 1,
-                _ => 4,
+                _ => LANES,
             };
             for lane in 0..writers {
                 let writer = self.clone();

@@ -2,6 +2,7 @@
 pub mod cold;
 pub mod group_commit;
 pub mod hot;
+pub mod pg;
 
 /// The cold-store connection (SQLite or PostgreSQL).
 pub type Db = sea_orm::DatabaseConnection;

@@ -1,7 +1,11 @@
 //! Conformance suite for the `Quotas` hot-store trait: the in-process store always, Redis on
 //! the services backend.
 use crate::helpers::{redis_url, services_backend};
-use playtrace::store::hot::{quotas::Reservation, HotStore};
+use playtrace::store::hot::{
+    quotas::{Ask, Reservation},
+    HotStore,
+};
+use std::collections::HashMap;
 use uuid::Uuid;
 
 async fn stores() -> Vec<(&'static str, HotStore)> {
@@ -135,5 +139,82 @@ async fn reservations_are_exact_under_concurrency() {
             Some(99),
             "{name}"
         );
+    }
+}
+
+#[tokio::test]
+async fn a_group_reserves_each_ask_in_order_all_or_nothing() {
+    for (name, store) in stores().await {
+        let quotas = &store.quotas;
+        let (a, b, fresh) = (
+            format!("a-{}", Uuid::new_v4()),
+            format!("b-{}", Uuid::new_v4()),
+            format!("fresh-{}", Uuid::new_v4()),
+        );
+        quotas.reserve(&a, 0, 10, Some(0)).await.unwrap();
+        quotas.reserve(&b, 0, 10, Some(3)).await.unwrap();
+        let asks = [
+            Ask {
+                counter: &a,
+                amount: 8,
+                limit: 10,
+            },
+            Ask {
+                counter: &b,
+                amount: 4,
+                limit: 10,
+            },
+            Ask {
+                counter: &a,
+                amount: 5,
+                limit: 10,
+            },
+            Ask {
+                counter: &fresh,
+                amount: 1,
+                limit: 10,
+            },
+            Ask {
+                counter: &a,
+                amount: 2,
+                limit: 10,
+            },
+        ];
+        let answers = quotas.reserve_all(&asks, &HashMap::new()).await.unwrap();
+        assert_eq!(
+            answers,
+            vec![
+                Reservation::Reserved { used: 8 },
+                Reservation::Reserved { used: 7 },
+                Reservation::Refused { current: 8 },
+                Reservation::Missing,
+                Reservation::Reserved { used: 10 },
+            ],
+            "{name}: a refused ask leaves room for a later, smaller one"
+        );
+        assert_eq!(quotas.current(&a).await.unwrap(), Some(10), "{name}");
+        assert_eq!(quotas.current(&fresh).await.unwrap(), None, "{name}");
+
+        let rebuilt = HashMap::from([(fresh.clone(), 9)]);
+        let again = quotas
+            .reserve_all(&[asks[3], asks[3]], &rebuilt)
+            .await
+            .unwrap();
+        assert_eq!(
+            again,
+            vec![
+                Reservation::Reserved { used: 10 },
+                Reservation::Refused { current: 10 }
+            ],
+            "{name}"
+        );
+
+        quotas
+            .release_all(&[(&a, 3), (&b, 100), (&a, 1), ("never-made", 5)])
+            .await
+            .unwrap();
+        assert_eq!(quotas.current(&a).await.unwrap(), Some(6), "{name}");
+        assert_eq!(quotas.current(&b).await.unwrap(), Some(0), "{name}");
+        assert_eq!(quotas.current("never-made").await.unwrap(), None, "{name}");
     }
 }
