@@ -6,7 +6,7 @@ use crate::{
     clock::{SharedClock, SystemClock},
     notify::email::{LogMailer, Mailer, SmtpMailer},
     state::AppState,
-    store::{cold, group_commit, hot::HotStore, Db},
+    store::{cold, hot::HotStore, Db},
 };
 use entity::settings as settings_table;
 use poem::{
@@ -33,9 +33,10 @@ impl Application {
         if !settings.no_migrate {
             cold::migrate(&db).await?;
         }
+        // Two kinds of group write (events, scores), each with its writer tasks.
+        let lanes = settings.db_writers as usize;
         let writers =
-            cold::connect_writers(&db, &settings.database_url, 2 * group_commit::LANES as u32)
-                .await?;
+            cold::connect_writers(&db, &settings.database_url, 2 * settings.db_writers).await?;
         let hot = match &settings.redis_url {
             Some(url) => HotStore::connect_redis(url, &settings.redis_prefix).await?,
             None => HotStore::in_process(),
@@ -71,12 +72,13 @@ impl Application {
             format!("http://{host}:{port}")
         });
         let state = AppState {
-            ingest: crate::events::Ingest::new(writers.clone(), hot.quotas.clone()),
+            ingest: crate::events::Ingest::new(writers.clone(), hot.quotas.clone(), lanes),
             boards: Arc::default(),
             pages: Arc::default(),
             scores: Arc::new(crate::leaderboards::writer::ScoreWriter::new(
                 writers,
                 crate::leaderboards::writer::ScoreRows,
+                lanes,
             )),
             db,
             hot,

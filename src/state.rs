@@ -41,12 +41,13 @@ impl AppState {
         let settings = Settings::defaults();
         let hot = HotStore::in_process();
         Self {
-            ingest: crate::events::Ingest::new(Db::default(), hot.quotas.clone()),
+            ingest: crate::events::Ingest::new(Db::default(), hot.quotas.clone(), 1),
             boards: Arc::default(),
             pages: Arc::default(),
             scores: Arc::new(crate::leaderboards::writer::ScoreWriter::new(
                 Db::default(),
                 crate::leaderboards::writer::ScoreRows,
+                1,
             )),
             db: Db::default(),
             hot,

@@ -34,10 +34,15 @@ pub struct Ingest {
 }
 
 impl Ingest {
-    /// `db` is the connection the writer stores with; `quotas` counts the games' events.
-    pub fn new(db: Db, quotas: Arc<dyn Quotas>) -> Self {
+    /// `db` is the connection the writer stores with, `quotas` counts the games' events, and
+    /// `lanes` writer tasks store on PostgreSQL.
+    pub fn new(db: Db, quotas: Arc<dyn Quotas>, lanes: usize) -> Self {
         Self {
-            writer: Arc::new(writer::EventWriter::new(db, writer::EventRows { quotas })),
+            writer: Arc::new(writer::EventWriter::new(
+                db,
+                writer::EventRows { quotas },
+                lanes,
+            )),
             schemas: Arc::default(),
         }
     }

@@ -14,9 +14,6 @@ use tokio::sync::{mpsc, oneshot, Mutex, Notify};
 
 /// Requests that may wait in the queue before new ones wait to enter it (back-pressure).
 const QUEUE_CAPACITY: usize = 4_096;
-/// Writer tasks per kind of write on PostgreSQL, which runs the statements of several
-/// transactions on several cores while one of them commits. (SQLite has one writer.)
-pub const LANES: usize = 4;
 /// How long a graceful shutdown waits for queued writes.
 const FLUSH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -68,6 +65,9 @@ pub struct GroupCommit<B: Batch> {
     sender: mpsc::Sender<Job<B>>,
     receiver: Mutex<mpsc::Receiver<Job<B>>>,
     started: OnceLock<()>,
+    /// Writer tasks on PostgreSQL, which runs several transactions' statements on several
+    /// cores while one of them commits. (SQLite has one writer anyway.)
+    lanes: usize,
     /// Requests handed over and not yet answered.
     pending: AtomicUsize,
     drained: Notify,
@@ -75,7 +75,7 @@ pub struct GroupCommit<B: Batch> {
 }
 
 impl<B: Batch> GroupCommit<B> {
-    pub fn new(db: Db, batch: B) -> Self {
+    pub fn new(db: Db, batch: B, lanes: usize) -> Self {
         let (sender, receiver) = mpsc::channel(QUEUE_CAPACITY);
         Self {
             batch,
@@ -83,6 +83,7 @@ impl<B: Batch> GroupCommit<B> {
             sender,
             receiver: Mutex::new(receiver),
             started: OnceLock::new(),
+            lanes: lanes.max(1),
             pending: AtomicUsize::new(0),
             drained: Notify::new(),
             closed: AtomicBool::new(false),
@@ -137,7 +138,7 @@ impl<B: Batch> GroupCommit<B> {
         self.started.get_or_init(|| {
             let writers = match self.db.get_database_backend() {
                 DbBackend::Sqlite => 1,
-                _ => LANES,
+                _ => self.lanes,
             };
             for lane in 0..writers {
                 let writer = self.clone();
