@@ -321,6 +321,7 @@ impl GamesApi {
             .exec(&self.state.db)
             .await
             .map_err(ApiError::from)?;
+        service::revoke_live_feeds(&self.state, game_id.0, Some(user_id.0)).await;
         Ok(Deleted::NoContent)
     }
 }

@@ -117,5 +117,16 @@ pub async fn update(
 pub async fn delete(state: &AppState, game_id: Uuid) -> Result<(), ApiError> {
     games::Entity::delete_by_id(game_id).exec(&state.db).await?;
     state.keys.forget_game(game_id);
+    revoke_live_feeds(state, game_id, None).await;
     Ok(())
+}
+
+/// Closes the live presence feeds (`/v1/activity/stream`) that `user_id` (everyone: `None`)
+/// has open on the game, on every node, unless they still have access (an instance admin).
+/// The change itself is already stored, so a hot-store failure here is only logged: those
+/// connections then stay open until they close on their own.
+pub async fn revoke_live_feeds(state: &AppState, game_id: Uuid, user_id: Option<Uuid>) {
+    if let Err(error) = state.hot.presence.revoke(game_id, user_id).await {
+        tracing::warn!(error.cause_chain = ?error, %game_id, "live feeds not told of lost access");
+    }
 }

@@ -244,6 +244,11 @@ impl PresenceApi {
         websocket: WebSocket,
     ) -> poem::Result<BoxWebSocketUpgraded> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let access = stream::Access {
+            state: self.state.clone(),
+            user_id: auth.0,
+            game_id: game_id.0,
+        };
         let subscription = self
             .state
             .hot
@@ -252,7 +257,7 @@ impl PresenceApi {
             .await
             .map_err(crate::error::ApiError::from)?;
         Ok(websocket
-            .on_upgrade(move |socket| stream::pump(socket, subscription))
+            .on_upgrade(move |socket| stream::pump(socket, subscription, access))
             .boxed())
     }
 }

@@ -1,14 +1,35 @@
 //! The WebSocket side of the live feed: forwards one game's presence messages to one dashboard
-//! connection until either side goes away.
-use crate::store::hot::presence::FeedSubscription;
+//! connection until either side goes away, or the user loses access to the game (removed from
+//! its members, or the game deleted: announced on the feed itself, so on every node).
+use crate::{
+    games::{access::Role, require_role},
+    state::AppState,
+    store::hot::presence::{revokes, FeedSubscription},
+};
 use futures_util::{SinkExt, StreamExt};
-use poem::web::websocket::{Message, WebSocketStream};
+use poem::web::websocket::{CloseCode, Message, WebSocketStream};
 use std::time::Duration;
+use uuid::Uuid;
 
 /// Keep-alive ping interval: lets proxies keep the connection open and notices dead peers.
 const PING_EVERY: Duration = Duration::from_secs(30);
 
-pub async fn pump(socket: WebSocketStream, mut feed: FeedSubscription) {
+/// Whose connection this is, to check again when the game's access changes.
+pub struct Access {
+    pub state: AppState,
+    pub user_id: Uuid,
+    pub game_id: Uuid,
+}
+
+impl Access {
+    async fn still_granted(&self) -> bool {
+        require_role(&self.state.db, self.user_id, self.game_id, Role::Viewer)
+            .await
+            .is_ok()
+    }
+}
+
+pub async fn pump(socket: WebSocketStream, mut feed: FeedSubscription, access: Access) {
     let (mut sink, mut incoming) = socket.split();
     let mut ping = tokio::time::interval(PING_EVERY);
     ping.tick().await;
@@ -16,8 +37,22 @@ pub async fn pump(socket: WebSocketStream, mut feed: FeedSubscription) {
         tokio::select! {
             message = feed.recv() => {
                 let Some(message) = message else { break };
-                if sink.send(Message::Text(message.to_string())).await.is_err() {
-                    break;
+                match revokes(&message, access.user_id) {
+                    None => {
+                        if sink.send(Message::Text(message.to_string())).await.is_err() {
+                            break;
+                        }
+                    }
+                    Some(true) if !access.still_granted().await => {
+                        let _ = sink
+                            .send(Message::Close(Some((
+                                CloseCode::Policy,
+                                "Access to this game was revoked".to_string(),
+                            ))))
+                            .await;
+                        break;
+                    }
+                    Some(_) => {}
                 }
             }
             received = incoming.next() => match received {

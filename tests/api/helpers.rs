@@ -157,6 +157,31 @@ impl TestApp {
         body["token"].as_str().unwrap().to_string()
     }
 
+    /// Registers a fresh account and adds it to the game with `role` (through the owner's
+    /// token); returns the new member's token and user id.
+    pub async fn new_member(&self, owner: &str, game_id: &str, role: &str) -> (String, String) {
+        let email = format!("member-{}@studio.test", Uuid::new_v4().simple());
+        let token = self.register(&email).await;
+        let (status, body) = read(
+            self.dashboard(Method::POST, &format!("/v1/games/{game_id}/members"), owner)
+                .json(&json!({ "email": email, "role": role }))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+        let (_, me) = read(
+            self.dashboard(Method::GET, "/v1/auth/me", &token)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        let user_id = me["id"].as_str().unwrap().to_string();
+        (token, user_id)
+    }
+
     /// Registers a fresh account with a unique address; returns its token.
     pub async fn new_user(&self) -> String {
         self.register(&format!("dev-{}@studio.test", Uuid::new_v4().simple()))

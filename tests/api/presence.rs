@@ -1018,3 +1018,81 @@ async fn dashboards_on_any_node_see_updates_sent_to_another() {
         assert!(duplicate.is_err(), "no second announcement: {duplicate:?}");
     }
 }
+
+/// Waits for the server to close the feed; returns the close code.
+async fn closed(socket: &mut Socket, secs: u64) -> u16 {
+    loop {
+        let frame = tokio::time::timeout(std::time::Duration::from_secs(secs), socket.next())
+            .await
+            .expect("the feed closes in time");
+        match frame {
+            Some(Ok(Message::Close(Some(close)))) => return u16::from(close.code),
+            Some(Ok(Message::Close(None))) | None | Some(Err(_)) => return 1005,
+            Some(Ok(_)) => continue,
+        }
+    }
+}
+
+#[tokio::test]
+async fn losing_access_closes_the_stream_on_every_node() {
+    let app = spawn_app().await;
+    let _admin = app.new_user().await;
+    let owner = app.new_user().await;
+    let game_id = app.create_game(&owner).await;
+    let key = app.create_key(&owner, &game_id, "production").await;
+    let (viewer, viewer_id) = app.new_member(&owner, &game_id, "viewer").await;
+
+    // With Redis the viewer watches through another node than the one the change is made on.
+    let other = match services_backend() {
+        true => Some(spawn_on(app.backend.clone(), |_| {}).await),
+        false => None,
+    };
+    let viewer_node = other.as_ref().unwrap_or(&app);
+    let mut watching = open_stream(viewer_node, &game_id, Some(&viewer))
+        .await
+        .expect("the viewer connects");
+    let mut owning = open_stream(&app, &game_id, Some(&owner))
+        .await
+        .expect("the owner connects");
+
+    let (status, _) = read(
+        app.dashboard(
+            Method::DELETE,
+            &format!("/v1/games/{game_id}/members/{viewer_id}"),
+            &owner,
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 204);
+    assert_eq!(closed(&mut watching, 5).await, 1008, "policy violation");
+    match open_stream(viewer_node, &game_id, Some(&viewer)).await {
+        Err(status) => assert_eq!(status, 403),
+        Ok(_) => panic!("a removed member must not reconnect"),
+    }
+
+    // Everyone else's feed goes on, and the revocation itself never reaches a dashboard.
+    set_activity(
+        &app,
+        &key,
+        json!({ "player_id": "ana", "activity": "Raid" }),
+    )
+    .await;
+    let updated = next_message(&mut owning, 5).await;
+    assert_eq!(
+        (updated["type"].as_str(), updated["player_id"].as_str()),
+        (Some("activity.updated"), Some("ana"))
+    );
+
+    let (status, _) = read(
+        app.dashboard(Method::DELETE, &format!("/v1/games/{game_id}"), &owner)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 204);
+    assert_eq!(closed(&mut owning, 5).await, 1008);
+}

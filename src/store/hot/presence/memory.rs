@@ -214,4 +214,10 @@ impl Presence for MemoryPresence {
     async fn subscribe(&self, game_id: Uuid) -> Result<FeedSubscription, HotError> {
         self.hub.subscribe(game_id).await
     }
+
+    async fn revoke(&self, game_id: Uuid, user_id: Option<Uuid>) -> Result<(), HotError> {
+        self.hub
+            .deliver(game_id, Arc::from(super::revoked_message(user_id)));
+        Ok(())
+    }
 }

@@ -139,6 +139,35 @@ pub trait Presence: Send + Sync {
     ) -> Result<Vec<WentOffline>, HotError>;
     /// This node's live feed of one game's presence messages (from every node).
     async fn subscribe(&self, game_id: Uuid) -> Result<FeedSubscription, HotError>;
+    /// Tells every node's feed connections of the game that `user_id` (everyone: `None`) lost
+    /// access; they close. Not forwarded to dashboards.
+    async fn revoke(&self, game_id: Uuid, user_id: Option<Uuid>) -> Result<(), HotError>;
+}
+
+/// Feed messages of this type are for the nodes, not the dashboards: see [`revoked_message`].
+pub const REVOKED_PREFIX: &str = r#"{"type":"access.revoked""#;
+
+/// The feed message telling connections of `user_id` (everyone: `None`) to close.
+pub fn revoked_message(user_id: Option<Uuid>) -> String {
+    match user_id {
+        Some(user_id) => format!(r#"{REVOKED_PREFIX},"user_id":"{user_id}"}}"#),
+        None => format!(r#"{REVOKED_PREFIX},"user_id":null}}"#),
+    }
+}
+
+/// Whether a feed message revokes the access of `user_id`: `None` when it is not a revocation.
+pub fn revokes(message: &str, user_id: Uuid) -> Option<bool> {
+    if !message.starts_with(REVOKED_PREFIX) {
+        return None;
+    }
+    let target = serde_json::from_str::<serde_json::Value>(message)
+        .ok()
+        .and_then(|value| {
+            value["user_id"]
+                .as_str()
+                .and_then(|id| Uuid::parse_str(id).ok())
+        });
+    Some(target.is_none_or(|target| target == user_id))
 }
 
 /// The feed message for a set entry.

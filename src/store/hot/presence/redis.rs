@@ -328,4 +328,14 @@ impl Presence for RedisPresence {
     async fn subscribe(&self, game_id: Uuid) -> Result<FeedSubscription, HotError> {
         self.hub.subscribe(game_id).await
     }
+
+    async fn revoke(&self, game_id: Uuid, user_id: Option<Uuid>) -> Result<(), HotError> {
+        let _: i64 = self
+            .handle
+            .pool
+            .next()
+            .publish(self.channel(game_id), super::revoked_message(user_id))
+            .await?;
+        Ok(())
+    }
 }
