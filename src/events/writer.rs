@@ -122,6 +122,7 @@ impl Batch for EventRows {
             .iter()
             .map(|answer| match answer {
                 Reservation::Refused { current } => Committed::OverQuota { current: *current },
+                // `reserve` leaves no ask missing: the rest were reserved and are filled in below.
                 _ => Committed::Stored { used: 0 },
             })
             .collect();
