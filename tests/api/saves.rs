@@ -7,22 +7,6 @@ use uuid::Uuid;
 
 const MIB: usize = 1024 * 1024;
 
-/// A user with `role` on `game_id` (invited by its owner): the new member's token.
-async fn member(app: &TestApp, owner: &str, game_id: &str, role: &str) -> String {
-    let email = format!("member-{}@studio.test", Uuid::new_v4().simple());
-    let token = app.register(&email).await;
-    let (status, body) = read(
-        app.dashboard(Method::POST, &format!("/v1/games/{game_id}/members"), owner)
-            .json(&json!({ "email": email, "role": role }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
-    token
-}
-
 // ---------------------------------------------------------------------------------------------
 // Remote config
 // ---------------------------------------------------------------------------------------------
@@ -271,8 +255,8 @@ async fn config_access_follows_roles_and_tenants() {
     let app = spawn_app().await;
     let _admin = app.new_user().await;
     let (owner, game_id, _) = app.game_with_key().await;
-    let viewer = member(&app, &owner, &game_id, "viewer").await;
-    let editor = member(&app, &owner, &game_id, "editor").await;
+    let (viewer, _) = app.new_member(&owner, &game_id, "viewer").await;
+    let (editor, _) = app.new_member(&owner, &game_id, "editor").await;
     let stranger = app.new_user().await;
     let path = format!("/v1/games/{game_id}/config");
     let unknown = format!("/v1/games/{}/config", Uuid::now_v7());
@@ -872,8 +856,8 @@ async fn support_staff_list_read_and_delete_saves_in_the_dashboard() {
     let app = spawn_app().await;
     let _admin = app.new_user().await;
     let (owner, game_id, key) = app.game_with_key().await;
-    let viewer = member(&app, &owner, &game_id, "viewer").await;
-    let editor = member(&app, &owner, &game_id, "editor").await;
+    let (viewer, _) = app.new_member(&owner, &game_id, "viewer").await;
+    let (editor, _) = app.new_member(&owner, &game_id, "editor").await;
     let (stranger, _, _) = app.game_with_key().await;
     for slot in ["auto", "manual"] {
         put_save(
