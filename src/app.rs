@@ -33,10 +33,11 @@ impl Application {
         if !settings.no_migrate {
             cold::migrate(&db).await?;
         }
-        // Two kinds of group write (events, scores), each with its writer tasks.
+        // Two kinds of group write (events, scores), each with its writer tasks, which keep a
+        // connection each; two more serve the writers' occasional reads (quota rebuilds).
         let lanes = settings.db_writers as usize;
         let writers =
-            cold::connect_writers(&db, &settings.database_url, 2 * settings.db_writers).await?;
+            cold::connect_writers(&db, &settings.database_url, 2 * settings.db_writers + 2).await?;
         let hot = match &settings.redis_url {
             Some(url) => HotStore::connect_redis(url, &settings.redis_prefix).await?,
             None => HotStore::in_process(),

@@ -8,6 +8,7 @@ mod m20261121_000004_create_achievements_presence;
 mod m20261121_000005_create_funnels_alerts;
 mod m20261121_000006_create_config_saves;
 mod m20261121_000007_shard_event_usage;
+mod m20261122_000008_events_game_checked_per_write;
 
 pub struct Migrator;
 
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000005_create_funnels_alerts::Migration),
             Box::new(m20261121_000006_create_config_saves::Migration),
             Box::new(m20261121_000007_shard_event_usage::Migration),
+            Box::new(m20261122_000008_events_game_checked_per_write::Migration),
         ]
     }
 }

@@ -4,7 +4,7 @@
 //! counts, and amounts not stored are given back.
 use super::quota::{counter_name, stored_events};
 use crate::store::{
-    group_commit::{Batch, GroupCommit},
+    group_commit::{Batch, GroupCommit, Lane},
     hot::{
         quotas::{Ask, Quotas, Reservation},
         HotError,
@@ -13,10 +13,11 @@ use crate::store::{
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Datelike, Utc};
-use entity::events;
+use entity::{events, games};
 use sea_orm::{
-    sea_query::OnConflict, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait,
-    RuntimeErr, Statement, TransactionTrait,
+    sea_query::OnConflict, ColumnTrait, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr,
+    EntityTrait, QueryFilter, QuerySelect, RuntimeErr, SqliteTransactionMode, Statement,
+    TransactionOptions, TransactionTrait,
 };
 use std::{
     collections::{BTreeMap, HashMap, HashSet},
@@ -77,15 +78,14 @@ impl Batch for EventRows {
 
     async fn store(
         &self,
-        db: &Db,
+        lane: &mut Lane,
         items: &[&EventRequest],
-        lane: usize,
     ) -> Result<Vec<Committed>, DbErr> {
         let counters: Vec<String> = items
             .iter()
             .map(|item| counter_name(item.game_id, &item.month))
             .collect();
-        let answers = self.reserve(db, items, &counters).await?;
+        let answers = self.reserve(&lane.db, items, &counters).await?;
         let admitted: Vec<(usize, u64)> = answers
             .iter()
             .enumerate()
@@ -101,7 +101,7 @@ impl Batch for EventRows {
         let written = if jobs.is_empty() {
             Vec::new()
         } else {
-            match store(db, &jobs, usage_shard(lane)).await {
+            match store(lane, &jobs).await {
                 Ok(written) => written,
                 Err(error) => {
                     let reserved = admitted.iter().map(|(index, _)| {
@@ -247,12 +247,11 @@ pub fn month_of(at: DateTime<Utc>) -> String {
 }
 
 /// Writes every job's rows and the usage counts in one transaction; returns each job's outcome.
-async fn store(db: &Db, jobs: &[&[events::Model]], shard: i16) -> Result<Vec<Written>, DbErr> {
-    match db.get_database_backend() {
-        DbBackend::Postgres => {
-            postgres::store(db.get_postgres_connection_pool(), jobs, shard).await
-        }
-        _ => store_portable(db, jobs, shard).await,
+async fn store(lane: &mut Lane, jobs: &[&[events::Model]]) -> Result<Vec<Written>, DbErr> {
+    let shard = usage_shard(lane.index);
+    match lane.db.get_database_backend() {
+        DbBackend::Postgres => postgres::store(lane.postgres().await?, jobs, shard).await,
+        _ => store_portable(&lane.db, jobs, shard).await,
     }
 }
 
@@ -283,17 +282,12 @@ fn outcomes(jobs: &[&[events::Model]], inserted_keyed: &HashSet<Uuid>) -> Vec<Wr
 
 /// The stored events per (game, month), ordered so that concurrent writers lock usage rows in
 /// the same order. (On PostgreSQL the statement counts them itself.)
-fn usage(
-    jobs: &[&[events::Model]],
-    inserted_keyed: &HashSet<Uuid>,
-) -> BTreeMap<(Uuid, String), i64> {
+fn usage<'a>(stored: impl Iterator<Item = &'a events::Model>) -> BTreeMap<(Uuid, String), i64> {
     let mut usage: BTreeMap<(Uuid, String), i64> = BTreeMap::new();
-    for row in jobs.iter().flat_map(|rows| rows.iter()) {
-        if !is_duplicate(row, inserted_keyed) {
-            *usage
-                .entry((row.game_id, month_of(row.received_at)))
-                .or_default() += 1;
-        }
+    for row in stored {
+        *usage
+            .entry((row.game_id, month_of(row.received_at)))
+            .or_default() += 1;
     }
     usage
 }
@@ -302,14 +296,31 @@ const ADD_USAGE: &str = "INSERT INTO event_usage_shards (game_id, month, shard, 
      VALUES ($1, $2, $3, $4) ON CONFLICT (game_id, month, shard) \
      DO UPDATE SET events = event_usage_shards.events + excluded.events";
 
-/// SeaORM multi-row INSERTs, chunked under the bind parameter limits (SQLite).
+/// SeaORM multi-row INSERTs, chunked under the bind parameter limits (SQLite). Rows of a game
+/// deleted meanwhile are not stored, as on PostgreSQL. The transaction takes SQLite's write
+/// lock from the start (IMMEDIATE): the game cannot go before the commit, and a transaction
+/// that read first could not take the lock later once another writer had committed.
 async fn store_portable(
     db: &Db,
     jobs: &[&[events::Model]],
     shard: i16,
 ) -> Result<Vec<Written>, DbErr> {
-    let txn = db.begin().await?;
+    let txn = db
+        .begin_with_options(TransactionOptions {
+            sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+            ..Default::default()
+        })
+        .await?;
+    let live = live_games(&txn, jobs).await?;
     let (plain, keyed) = split(jobs);
+    let plain: Vec<&events::Model> = plain
+        .into_iter()
+        .filter(|r| live.contains(&r.game_id))
+        .collect();
+    let keyed: Vec<&events::Model> = keyed
+        .into_iter()
+        .filter(|r| live.contains(&r.game_id))
+        .collect();
     for chunk in plain.chunks(ROWS_PER_STATEMENT) {
         events::Entity::insert_many(
             chunk
@@ -335,9 +346,34 @@ async fn store_portable(
         .await?;
         inserted_keyed.extend(ids);
     }
-    add_usage(&txn, usage(jobs, &inserted_keyed), shard).await?;
+    let stored = plain.iter().copied().chain(
+        keyed
+            .iter()
+            .copied()
+            .filter(|r| inserted_keyed.contains(&r.id)),
+    );
+    add_usage(&txn, usage(stored), shard).await?;
     txn.commit().await?;
     Ok(outcomes(jobs, &inserted_keyed))
+}
+
+/// The games of the group's rows that still exist.
+async fn live_games(
+    txn: &DatabaseTransaction,
+    jobs: &[&[events::Model]],
+) -> Result<HashSet<Uuid>, DbErr> {
+    let wanted: HashSet<Uuid> = jobs
+        .iter()
+        .flat_map(|rows| rows.iter().map(|r| r.game_id))
+        .collect();
+    let found = games::Entity::find()
+        .select_only()
+        .column(games::Column::Id)
+        .filter(games::Column::Id.is_in(wanted))
+        .into_tuple::<Uuid>()
+        .all(txn)
+        .await?;
+    Ok(found.into_iter().collect())
 }
 
 async fn add_usage(
@@ -365,7 +401,7 @@ mod postgres {
     use chrono::{DateTime, Utc};
     use entity::events;
     use sea_orm::{
-        sqlx::{self, postgres::PgArguments, query::Query, PgPool, Postgres},
+        sqlx::{self, postgres::PgArguments, query::Query, PgConnection, Postgres},
         DbErr,
     };
     use std::{collections::HashSet, sync::LazyLock};
@@ -391,7 +427,8 @@ mod postgres {
         "timestamptz",
     ];
 
-    /// An INSERT of the rows whose 14 columns are the arrays `$first` onwards.
+    /// An INSERT of the rows whose 14 columns are the arrays `$first` onwards, but for rows of
+    /// games missing from `live`.
     fn insert_from_arrays(first: usize) -> String {
         let arrays: Vec<String> = ARRAY_TYPES
             .iter()
@@ -400,9 +437,18 @@ mod postgres {
             .collect();
         let selected = COLUMNS.replace("properties,", "properties::jsonb,");
         format!(
-            "INSERT INTO events ({COLUMNS}) SELECT {selected} FROM UNNEST({}) AS t({COLUMNS})",
+            "INSERT INTO events ({COLUMNS}) SELECT {selected} FROM UNNEST({}) AS t({COLUMNS}) \
+             WHERE t.game_id IN (SELECT id FROM live)",
             arrays.join(", ")
         )
+    }
+
+    /// The games of the rows whose `game_id` arrays are `games`, locked against deletion until
+    /// the statement's transaction ends. Events have no foreign key to their game on
+    /// PostgreSQL (it would look the game up once per row); this is the same check and lock
+    /// once per game. A game deleted meanwhile is not there, and its rows are not stored.
+    fn live(games: &str) -> String {
+        format!("live AS (SELECT id FROM games WHERE id = ANY({games}) FOR KEY SHARE)")
     }
 
     /// Adds the rows of `source` (game_id, received_at) to the usage counts, per game and UTC
@@ -422,9 +468,10 @@ mod postgres {
     /// every stored row, in this writer's shard ($29).
     static STORE: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "WITH plain AS ({} RETURNING game_id, received_at), \
-             keyed AS ({} ON CONFLICT (game_id, event_id) DO NOTHING \
+            "WITH {}, plain AS ({} RETURNING game_id, received_at), \
+             keyed AS ({} ON CONFLICT (game_id, event_id) WHERE event_id IS NOT NULL DO NOTHING \
              RETURNING id, game_id, received_at), usage AS ({}) SELECT id FROM keyed",
+            live("$2::uuid[] || $16::uuid[]"),
             insert_from_arrays(1),
             insert_from_arrays(15),
             add_usage(
@@ -439,7 +486,8 @@ mod postgres {
     /// fewer for PostgreSQL to set up on every execution. Rows $1-$14, shard $15.
     static STORE_PLAIN: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "WITH plain AS ({} RETURNING game_id, received_at) {}",
+            "WITH {}, plain AS ({} RETURNING game_id, received_at) {}",
+            live("$2::uuid[]"),
             insert_from_arrays(1),
             add_usage("SELECT game_id, received_at FROM plain", 15)
         )
@@ -507,7 +555,7 @@ mod postgres {
     /// Both inserts and the usage counts are one statement (data-modifying CTEs), which
     /// PostgreSQL runs as one transaction: one round trip and one commit per group.
     pub async fn store(
-        pool: &PgPool,
+        connection: &mut PgConnection,
         jobs: &[&[events::Model]],
         shard: i16,
     ) -> Result<Vec<Written>, DbErr> {
@@ -516,7 +564,7 @@ mod postgres {
             Columns::of(&plain)
                 .bind(sqlx::query(STORE_PLAIN.as_str()))
                 .bind(shard)
-                .execute(pool)
+                .execute(&mut *connection)
                 .await
                 .map_err(db_error)?;
             return Ok(outcomes(jobs, &HashSet::new()));
@@ -524,7 +572,7 @@ mod postgres {
         let query = Columns::of(&keyed)
             .bind(Columns::of(&plain).bind(sqlx::query(STORE.as_str())))
             .bind(shard);
-        let rows = query.fetch_all(pool).await.map_err(db_error)?;
+        let rows = query.fetch_all(connection).await.map_err(db_error)?;
         let mut inserted_keyed = HashSet::with_capacity(rows.len());
         for row in rows {
             inserted_keyed.insert(sqlx::Row::try_get::<Uuid, _>(&row, 0).map_err(db_error)?);

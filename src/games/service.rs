@@ -1,7 +1,7 @@
 //! Game records: tiers, validation mode, per-game rate limit, membership.
 use super::access::Role;
 use crate::{error::ApiError, state::AppState};
-use entity::{game_members, games, users};
+use entity::{events, game_members, games, users};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder,
     TransactionTrait,
@@ -115,7 +115,17 @@ pub async fn update(
 }
 
 pub async fn delete(state: &AppState, game_id: Uuid) -> Result<(), ApiError> {
-    games::Entity::delete_by_id(game_id).exec(&state.db).await?;
+    let txn = state.db.begin().await?;
+    games::Entity::delete_by_id(game_id).exec(&txn).await?;
+    // On PostgreSQL events have no foreign key to cascade along (the event writer checks and
+    // locks the game once per group instead). Deleted after the game: a group still storing
+    // events for it held this transaction back until it committed, and a later group finds
+    // the game gone. (On SQLite the cascade has already done it.)
+    events::Entity::delete_many()
+        .filter(events::Column::GameId.eq(game_id))
+        .exec(&txn)
+        .await?;
+    txn.commit().await?;
     state.keys.forget_game(game_id);
     revoke_live_feeds(state, game_id, None).await;
     Ok(())

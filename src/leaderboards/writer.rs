@@ -2,10 +2,7 @@
 //! `store::group_commit`): concurrent submissions share one keep-best upsert and one commit.
 //! The same write checks that the board still exists and that the player is not banned from
 //! it, so a submission costs no cold-store round trip of its own.
-use crate::store::{
-    group_commit::{Batch, GroupCommit},
-    Db,
-};
+use crate::store::group_commit::{Batch, GroupCommit, Lane};
 use async_trait::async_trait;
 use entity::{leaderboard_bans as bans, leaderboard_entries as entries, leaderboards};
 use sea_orm::{
@@ -48,16 +45,11 @@ impl Batch for ScoreRows {
         1
     }
 
-    async fn store(
-        &self,
-        db: &Db,
-        items: &[&entries::Model],
-        _lane: usize,
-    ) -> Result<Vec<Kept>, DbErr> {
-        if db.get_database_backend() == DbBackend::Postgres {
-            return postgres::store(db.get_postgres_connection_pool(), items).await;
+    async fn store(&self, lane: &mut Lane, items: &[&entries::Model]) -> Result<Vec<Kept>, DbErr> {
+        if lane.db.get_database_backend() == DbBackend::Postgres {
+            return postgres::store(lane.postgres().await?, items).await;
         }
-        let txn = db.begin().await?;
+        let txn = lane.db.begin().await?;
         let outcomes = admit_and_keep_best(&txn, items).await?;
         txn.commit().await?;
         Ok(outcomes)
@@ -278,7 +270,7 @@ mod postgres {
     use chrono::{DateTime, Utc};
     use entity::leaderboard_entries as entries;
     use sea_orm::{
-        sqlx::{self, PgPool},
+        sqlx::{self, PgConnection},
         DbErr,
     };
 
@@ -304,7 +296,10 @@ mod postgres {
          LEFT JOIN stored s ON s.board_id = c.board_id AND s.period = c.period \
          AND s.player_id = c.player_id AND s.status = c.status ORDER BY c.n";
 
-    pub async fn store(pool: &PgPool, rows: &[&entries::Model]) -> Result<Vec<Kept>, DbErr> {
+    pub async fn store(
+        connection: &mut PgConnection,
+        rows: &[&entries::Model],
+    ) -> Result<Vec<Kept>, DbErr> {
         let contenders = contenders(rows);
         let n = contenders.len();
         let mut id = Vec::with_capacity(n);
@@ -344,7 +339,7 @@ mod postgres {
             .bind(reached_at)
             .bind(metadata)
             .bind(updated_at)
-            .fetch_all(pool)
+            .fetch_all(connection)
             .await
             .map_err(db_error)?;
         let mut kept = Vec::with_capacity(n);

@@ -3,9 +3,12 @@
 //! waiting request. Many concurrent requests thus share one commit (one fsync), so the durable
 //! path stays fast. What is stored and how is up to a [`Batch`]; events and leaderboard scores
 //! each have one.
-use crate::store::Db;
+use crate::store::{pg::db_error, Db};
 use async_trait::async_trait;
-use sea_orm::{DbBackend, DbErr};
+use sea_orm::{
+    sqlx::{pool::PoolConnection, PgConnection, Postgres},
+    DbBackend, DbErr,
+};
 use std::sync::{
     atomic::{AtomicBool, AtomicUsize, Ordering},
     Arc, OnceLock,
@@ -34,14 +37,55 @@ pub trait Batch: Send + Sync + 'static {
     fn rows(item: &Self::Item) -> usize;
 
     /// Stores every item in one transaction and commits; returns each item's outcome in order.
-    /// `lane` tells the writer tasks of this node apart (0, 1, ...), so a batch can keep rows
-    /// that every transaction updates (counters) per lane instead of making writers queue.
     async fn store(
         &self,
-        db: &Db,
+        lane: &mut Lane,
         items: &[&Self::Item],
-        lane: usize,
     ) -> Result<Vec<Self::Outcome>, DbErr>;
+}
+
+/// What one writer task writes with.
+pub struct Lane {
+    /// Tells the writer tasks of this node apart (0, 1, ...), so a batch can keep rows that
+    /// every transaction updates (counters) per lane instead of making writers queue.
+    pub index: usize,
+    /// The writers' cold store.
+    pub db: Db,
+    /// On PostgreSQL, the connection this writer keeps from one group to the next. Taking one
+    /// from the pool per group would cost two more round trips per commit, since the driver
+    /// pings a connection both when it is handed out and when it comes back.
+    held: Option<PoolConnection<Postgres>>,
+}
+
+impl Lane {
+    fn new(index: usize, db: Db) -> Self {
+        Self {
+            index,
+            db,
+            held: None,
+        }
+    }
+
+    /// The writer's own PostgreSQL connection, taken from the writers' pool on first use and
+    /// after a failed write.
+    pub async fn postgres(&mut self) -> Result<&mut PgConnection, DbErr> {
+        let held = match self.held.take() {
+            Some(held) => held,
+            None => self
+                .db
+                .get_postgres_connection_pool()
+                .acquire()
+                .await
+                .map_err(db_error)?,
+        };
+        Ok(&mut **self.held.insert(held))
+    }
+
+    /// After a failed write the connection may be unusable (a broken socket, a half-read
+    /// answer): it goes back to the pool, which tests it, and the next group takes one afresh.
+    fn let_go(&mut self) {
+        self.held = None;
+    }
 }
 
 /// Why a write did not happen.
@@ -140,14 +184,15 @@ impl<B: Batch> GroupCommit<B> {
                 DbBackend::Sqlite => 1,
                 _ => self.lanes,
             };
-            for lane in 0..writers {
+            for index in 0..writers {
                 let writer = self.clone();
+                let lane = Lane::new(index, self.db.clone());
                 tokio::spawn(async move { writer.run(lane).await });
             }
         });
     }
 
-    async fn run(self: Arc<Self>, lane: usize) {
+    async fn run(self: Arc<Self>, mut lane: Lane) {
         loop {
             let jobs = {
                 let mut receiver = self.receiver.lock().await;
@@ -167,17 +212,20 @@ impl<B: Batch> GroupCommit<B> {
                 }
                 jobs
             };
-            self.commit(jobs, lane).await;
+            self.commit(jobs, &mut lane).await;
         }
     }
 
     /// Stores a group in one transaction. When that fails for a reason other than the store
     /// being unreachable, each request is retried in its own transaction, so one request's
     /// problem never fails the others that happened to share its commit.
-    async fn commit(&self, jobs: Vec<Job<B>>, lane: usize) {
+    async fn commit(&self, jobs: Vec<Job<B>>, lane: &mut Lane) {
         let items: Vec<&B::Item> = jobs.iter().map(|job| &job.item).collect();
-        let result = self.batch.store(&self.db, &items, lane).await;
+        let result = self.batch.store(lane, &items).await;
         drop(items);
+        if result.is_err() {
+            lane.let_go();
+        }
         match result {
             Ok(outcomes) => {
                 for (job, outcome) in jobs.into_iter().zip(outcomes) {
@@ -190,9 +238,12 @@ impl<B: Batch> GroupCommit<B> {
                 for job in jobs {
                     let outcome = self
                         .batch
-                        .store(&self.db, &[&job.item], lane)
+                        .store(lane, &[&job.item])
                         .await
                         .map(|mut outcomes| outcomes.remove(0));
+                    if outcome.is_err() {
+                        lane.let_go();
+                    }
                     let _ = job.reply.send(outcome);
                     self.finish_one();
                 }

@@ -448,3 +448,63 @@ async fn concurrent_requests_are_each_stored_once() {
     ids.dedup();
     assert_eq!(ids.len(), 200, "every event once");
 }
+
+#[tokio::test]
+async fn deleting_a_game_while_its_events_arrive_leaves_none_behind() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let (_, other_game, other_key) = app.game_with_key().await;
+    assert_eq!(track(&app, &other_key, event("kept")).await.0, 202);
+
+    // Senders keep tracking until the key stops working; the game goes in the middle.
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut senders = Vec::new();
+    for sender in 0..8 {
+        let (client, url, key) = (app.client.clone(), app.url("/v1/track"), key.clone());
+        let accepted = accepted.clone();
+        senders.push(tokio::spawn(async move {
+            for request in 0.. {
+                let body = json!([
+                    { "event_name": "tick", "session_id": "s" },
+                    { "event_name": "tick", "session_id": "s", "event_id": format!("{sender}-{request}") },
+                ]);
+                let response = client.post(&url).header("x-game-api-key", &key).json(&body).send().await.unwrap();
+                match response.status().as_u16() {
+                    202 => accepted.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                    401 => return request,
+                    other => panic!("unexpected status {other}"),
+                };
+            }
+            unreachable!()
+        }));
+    }
+    while accepted.load(std::sync::atomic::Ordering::Relaxed) < 40 {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let deleted = app
+        .dashboard(Method::DELETE, &format!("/v1/games/{game_id}"), &token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    for sender in senders {
+        sender.await.unwrap();
+    }
+
+    assert!(
+        stored(&app, &game_id).await.is_empty(),
+        "no event of the deleted game is left"
+    );
+    let usage = entity::event_usage::Entity::find()
+        .filter(entity::event_usage::Column::GameId.eq(Uuid::parse_str(&game_id).unwrap()))
+        .all(&app.state.db)
+        .await
+        .unwrap();
+    assert!(
+        usage.is_empty(),
+        "no usage count of the deleted game is left"
+    );
+    let others = stored(&app, &other_game).await;
+    assert_eq!(others.len(), 1, "another game's events are untouched");
+    assert_eq!(others[0].event_name, "kept");
+}
