@@ -61,6 +61,12 @@ pub enum Committed {
     OverQuota { current: u64 },
 }
 
+/// The quota reservation of a group's requests, in order, with their counters.
+pub struct Reserved {
+    counters: Vec<String>,
+    answers: Vec<Reservation>,
+}
+
 /// Stores requests' rows, each request all or nothing, against the games' quotas.
 pub struct EventRows {
     pub quotas: Arc<dyn Quotas>,
@@ -70,22 +76,29 @@ pub struct EventRows {
 impl Batch for EventRows {
     type Item = EventRequest;
     type Outcome = Committed;
+    type Prepared = Reserved;
     const ROWS_PER_TRANSACTION: usize = 500;
 
     fn rows(item: &Self::Item) -> usize {
         item.rows.len()
     }
 
-    async fn store(
-        &self,
-        lane: &mut Lane,
-        items: &[&EventRequest],
-    ) -> Result<Vec<Committed>, DbErr> {
+    async fn prepare(&self, lane: &mut Lane, items: &[&EventRequest]) -> Result<Reserved, DbErr> {
         let counters: Vec<String> = items
             .iter()
             .map(|item| counter_name(item.game_id, &item.month))
             .collect();
         let answers = self.reserve(&lane.db, items, &counters).await?;
+        Ok(Reserved { counters, answers })
+    }
+
+    async fn store(
+        &self,
+        lane: &mut Lane,
+        items: &[&EventRequest],
+        reserved: Reserved,
+    ) -> Result<Vec<Committed>, DbErr> {
+        let Reserved { counters, answers } = reserved;
         let admitted: Vec<(usize, u64)> = answers
             .iter()
             .enumerate()

@@ -39,13 +39,23 @@ pub struct ScoreRows;
 impl Batch for ScoreRows {
     type Item = entries::Model;
     type Outcome = Kept;
+    type Prepared = ();
     const ROWS_PER_TRANSACTION: usize = 500;
 
     fn rows(_: &Self::Item) -> usize {
         1
     }
 
-    async fn store(&self, lane: &mut Lane, items: &[&entries::Model]) -> Result<Vec<Kept>, DbErr> {
+    async fn prepare(&self, _: &mut Lane, _: &[&entries::Model]) -> Result<(), DbErr> {
+        Ok(())
+    }
+
+    async fn store(
+        &self,
+        lane: &mut Lane,
+        items: &[&entries::Model],
+        _: (),
+    ) -> Result<Vec<Kept>, DbErr> {
         if lane.db.get_database_backend() == DbBackend::Postgres {
             return postgres::store(lane.postgres().await?, items).await;
         }

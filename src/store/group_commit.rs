@@ -13,7 +13,7 @@ use std::sync::{
     atomic::{AtomicBool, AtomicUsize, Ordering},
     Arc, OnceLock,
 };
-use tokio::sync::{mpsc, oneshot, Mutex, Notify};
+use tokio::sync::{mpsc, oneshot, Mutex, Notify, Semaphore};
 
 /// Requests that may wait in the queue before new ones wait to enter it (back-pressure).
 const QUEUE_CAPACITY: usize = 4_096;
@@ -33,14 +33,27 @@ pub trait Batch: Send + Sync + 'static {
     /// inserts on several cores) instead of one writer taking it all while the others idle.
     const ROWS_PER_TRANSACTION: usize;
 
+    /// What `prepare` hands on to `store`.
+    type Prepared: Send;
+
     /// Rows an item adds to the transaction.
     fn rows(item: &Self::Item) -> usize;
 
+    /// The part of a group's work that does not write to the cold store (the events' quota
+    /// reservations in the hot store). It runs while the previous group is being written.
+    async fn prepare(
+        &self,
+        lane: &mut Lane,
+        items: &[&Self::Item],
+    ) -> Result<Self::Prepared, DbErr>;
+
     /// Stores every item in one transaction and commits; returns each item's outcome in order.
+    /// When it fails, it undoes what `prepare` did.
     async fn store(
         &self,
         lane: &mut Lane,
         items: &[&Self::Item],
+        prepared: Self::Prepared,
     ) -> Result<Vec<Self::Outcome>, DbErr>;
 }
 
@@ -109,9 +122,11 @@ pub struct GroupCommit<B: Batch> {
     sender: mpsc::Sender<Job<B>>,
     receiver: Mutex<mpsc::Receiver<Job<B>>>,
     started: OnceLock<()>,
-    /// Writer tasks on PostgreSQL, which runs several transactions' statements on several
-    /// cores while one of them commits. (SQLite has one writer anyway.)
+    /// Groups written at once on PostgreSQL, which runs several transactions' statements on
+    /// several cores while one of them commits. (SQLite writes one at a time anyway.)
     lanes: usize,
+    /// A permit per group that may be written at once.
+    writing: Semaphore,
     /// Requests handed over and not yet answered.
     pending: AtomicUsize,
     drained: Notify,
@@ -128,6 +143,7 @@ impl<B: Batch> GroupCommit<B> {
             receiver: Mutex::new(receiver),
             started: OnceLock::new(),
             lanes: lanes.max(1),
+            writing: Semaphore::new(0),
             pending: AtomicUsize::new(0),
             drained: Notify::new(),
             closed: AtomicBool::new(false),
@@ -178,13 +194,16 @@ impl<B: Batch> GroupCommit<B> {
         }
     }
 
+    /// Starts one writer task more than groups may be written at once: while those write, the
+    /// spare one takes the next group and prepares it, and writes as soon as one of them is done.
     fn start(self: &Arc<Self>) {
         self.started.get_or_init(|| {
             let writers = match self.db.get_database_backend() {
                 DbBackend::Sqlite => 1,
                 _ => self.lanes,
             };
-            for index in 0..writers {
+            self.writing.add_permits(writers);
+            for index in 0..=writers {
                 let writer = self.clone();
                 let lane = Lane::new(index, self.db.clone());
                 tokio::spawn(async move { writer.run(lane).await });
@@ -194,34 +213,49 @@ impl<B: Batch> GroupCommit<B> {
 
     async fn run(self: Arc<Self>, mut lane: Lane) {
         loop {
-            let jobs = {
-                let mut receiver = self.receiver.lock().await;
-                let Some(first) = receiver.recv().await else {
-                    return;
-                };
-                let mut rows = B::rows(&first.item);
-                let mut jobs = vec![first];
-                while rows < B::ROWS_PER_TRANSACTION {
-                    match receiver.try_recv() {
-                        Ok(job) => {
-                            rows += B::rows(&job.item);
-                            jobs.push(job);
-                        }
-                        Err(_) => break,
-                    }
-                }
-                jobs
+            // The queue stays this task's until it may write, so the next task takes its group
+            // only then, and requests that arrive meanwhile gather into that group.
+            let mut receiver = self.receiver.lock().await;
+            let Some(first) = receiver.recv().await else {
+                return;
             };
-            self.commit(jobs, &mut lane).await;
+            let mut rows = B::rows(&first.item);
+            let mut jobs = vec![first];
+            while rows < B::ROWS_PER_TRANSACTION {
+                match receiver.try_recv() {
+                    Ok(job) => {
+                        rows += B::rows(&job.item);
+                        jobs.push(job);
+                    }
+                    Err(_) => break,
+                }
+            }
+            let items: Vec<&B::Item> = jobs.iter().map(|job| &job.item).collect();
+            let prepared = self.batch.prepare(&mut lane, &items).await;
+            drop(items);
+            let Ok(permit) = self.writing.acquire().await else {
+                return;
+            };
+            drop(receiver);
+            self.commit(jobs, prepared, &mut lane).await;
+            drop(permit);
         }
     }
 
     /// Stores a group in one transaction. When that fails for a reason other than the store
     /// being unreachable, each request is retried in its own transaction, so one request's
     /// problem never fails the others that happened to share its commit.
-    async fn commit(&self, jobs: Vec<Job<B>>, lane: &mut Lane) {
+    async fn commit(
+        &self,
+        jobs: Vec<Job<B>>,
+        prepared: Result<B::Prepared, DbErr>,
+        lane: &mut Lane,
+    ) {
         let items: Vec<&B::Item> = jobs.iter().map(|job| &job.item).collect();
-        let result = self.batch.store(lane, &items).await;
+        let result = match prepared {
+            Ok(prepared) => self.batch.store(lane, &items, prepared).await,
+            Err(error) => Err(error),
+        };
         drop(items);
         if result.is_err() {
             lane.let_go();
@@ -236,11 +270,14 @@ impl<B: Batch> GroupCommit<B> {
             Err(error) if jobs.len() > 1 && !crate::error::is_unavailable(&error) => {
                 tracing::warn!(error.cause_chain = ?error, jobs = jobs.len(), "group write failed; writing its requests one by one");
                 for job in jobs {
-                    let outcome = self
-                        .batch
-                        .store(lane, &[&job.item])
-                        .await
-                        .map(|mut outcomes| outcomes.remove(0));
+                    let outcome = match self.batch.prepare(lane, &[&job.item]).await {
+                        Ok(prepared) => self
+                            .batch
+                            .store(lane, &[&job.item], prepared)
+                            .await
+                            .map(|mut outcomes| outcomes.remove(0)),
+                        Err(error) => Err(error),
+                    };
                     if outcome.is_err() {
                         lane.let_go();
                     }
