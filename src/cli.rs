@@ -111,9 +111,10 @@ pub struct Settings {
     #[arg(long, env = "PLAYTRACE_DB_MAX_CONNECTIONS", default_value_t = 20)]
     pub db_max_connections: u32,
 
-    /// Writer tasks per kind of group write (events, leaderboard scores) on PostgreSQL, 1 to
-    /// 16; each uses a connection of its own. More writers commit more often in smaller groups:
-    /// raise it with the database's cores. (SQLite always has one.)
+    /// Groups written at once per kind of group write (events, leaderboard scores) on
+    /// PostgreSQL, 1 to 16. Each kind runs one writer task more than this (it prepares the next
+    /// group), each with a connection of its own. More writers commit more often in smaller
+    /// groups: raise it with the database's cores. (SQLite always writes one at a time.)
     #[arg(long, env = "PLAYTRACE_DB_WRITERS", default_value_t = 2,
           value_parser = clap::value_parser!(u32).range(1..=16))]
     pub db_writers: u32,
