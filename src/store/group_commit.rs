@@ -1,24 +1,28 @@
 //! Group commit for cold-store writes: requests hand their work to a queue and wait; writer
 //! tasks take whatever is queued, store it in one transaction, commit, and then answer every
 //! waiting request. Many concurrent requests thus share one commit (one fsync), so the durable
-//! path stays fast. What is stored and how is up to a [`Batch`]; events and leaderboard scores
-//! each have one.
+//! path stays fast. One task more than may write at once prepares the next group (the events'
+//! quota reservation) while the others write. What is stored and how is up to a [`Batch`];
+//! events and leaderboard scores each have one.
 use crate::store::{pg::db_error, Db};
 use async_trait::async_trait;
 use sea_orm::{
     sqlx::{pool::PoolConnection, PgConnection, Postgres},
     DbBackend, DbErr,
 };
-use std::sync::{
-    atomic::{AtomicBool, AtomicUsize, Ordering},
-    Arc, OnceLock,
+use std::{
+    sync::{
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+        Arc, OnceLock,
+    },
+    time::{Duration, Instant},
 };
 use tokio::sync::{mpsc, oneshot, Mutex, Notify, Semaphore};
 
 /// Requests that may wait in the queue before new ones wait to enter it (back-pressure).
 const QUEUE_CAPACITY: usize = 4_096;
 /// How long a graceful shutdown waits for queued writes.
-const FLUSH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How one kind of write is stored in a shared transaction.
 #[async_trait]
@@ -64,11 +68,17 @@ pub struct Lane {
     pub index: usize,
     /// The writers' cold store.
     pub db: Db,
-    /// On PostgreSQL, the connection this writer keeps from one group to the next. Taking one
-    /// from the pool per group would cost two more round trips per commit, since the driver
-    /// pings a connection both when it is handed out and when it comes back.
-    held: Option<PoolConnection<Postgres>>,
+    /// On PostgreSQL, the connection this writer keeps from one group to the next, and when it
+    /// was last used. Taking one from the pool per group would cost two more round trips per
+    /// commit, since the driver pings a connection both when it is handed out and when it
+    /// comes back.
+    held: Option<(PoolConnection<Postgres>, Instant)>,
 }
+
+/// A connection kept unused this long goes back to the pool before the next write, and the
+/// write takes one the pool has tested: a proxy or the server may have closed it meanwhile, and
+/// the write would fail (503) where a tested connection succeeds. Under load it never applies.
+const RECHECK_IDLE: Duration = Duration::from_secs(5);
 
 impl Lane {
     fn new(index: usize, db: Db) -> Self {
@@ -83,15 +93,16 @@ impl Lane {
     /// after a failed write.
     pub async fn postgres(&mut self) -> Result<&mut PgConnection, DbErr> {
         let held = match self.held.take() {
-            Some(held) => held,
-            None => self
+            Some((held, used)) if used.elapsed() < RECHECK_IDLE => held,
+            _ => self
                 .db
                 .get_postgres_connection_pool()
                 .acquire()
                 .await
                 .map_err(db_error)?,
         };
-        Ok(&mut **self.held.insert(held))
+        let (held, _) = self.held.insert((held, Instant::now()));
+        Ok(&mut **held)
     }
 
     /// After a failed write the connection may be unusable (a broken socket, a half-read

@@ -281,3 +281,50 @@ async fn a_graceful_stop_commits_what_was_accepted() {
         rows.len()
     );
 }
+
+#[tokio::test]
+async fn events_are_stored_after_the_database_dropped_every_connection() {
+    // The writers keep their PostgreSQL connection between groups. When the server closes it
+    // while it is idle (a restart, a proxy's idle timeout), the next write must not fail.
+    if !crate::helpers::services_backend() {
+        return;
+    }
+    let app = spawn_app().await;
+    let (_token, game_id, key) = app.game_with_key().await;
+    // One at a time, so that every writer task writes a group and keeps its connection.
+    for _ in 0..8 {
+        let (status, _) = super::track(&app, &key, super::event("before")).await;
+        assert_eq!(status, 202);
+    }
+
+    let database = app
+        .backend
+        .database_url
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let admin =
+        sea_orm::Database::connect(format!("{}/postgres", crate::helpers::postgres_admin_url()))
+            .await
+            .unwrap();
+    sea_orm::ConnectionTrait::execute_unprepared(
+        &admin,
+        &format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}'"
+        ),
+    )
+    .await
+    .unwrap();
+    admin.close().await.ok();
+    // Longer than a writer keeps an unused connection without the pool testing it.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+
+    for _ in 0..8 {
+        let (status, body) = super::track(&app, &key, super::event("after")).await;
+        assert_eq!(status, 202, "{body}");
+    }
+    let stored = super::stored(&app, &game_id).await;
+    assert_eq!(stored.len(), 16);
+    assert_eq!(stored.iter().filter(|e| e.event_name == "after").count(), 8);
+}
