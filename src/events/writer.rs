@@ -325,15 +325,9 @@ async fn store_portable(
         })
         .await?;
     let live = live_games(&txn, jobs).await?;
-    let (plain, keyed) = split(jobs);
-    let plain: Vec<&events::Model> = plain
-        .into_iter()
-        .filter(|r| live.contains(&r.game_id))
-        .collect();
-    let keyed: Vec<&events::Model> = keyed
-        .into_iter()
-        .filter(|r| live.contains(&r.game_id))
-        .collect();
+    let (mut plain, mut keyed) = split(jobs);
+    plain.retain(|r| live.contains(&r.game_id));
+    keyed.retain(|r| live.contains(&r.game_id));
     for chunk in plain.chunks(ROWS_PER_STATEMENT) {
         events::Entity::insert_many(
             chunk
