@@ -106,7 +106,7 @@ pub fn spec_json() -> String {
     openapi(&AppState::detached()).spec()
 }
 
-/// Every route with its middleware: request ids, body cap, rate limits, JSON errors.
+/// Every route with its middleware: CORS, request ids, body cap, rate limits, JSON errors.
 pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
     let service = openapi(state);
     let docs = service.swagger_ui();
@@ -134,6 +134,7 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
             }
             Ok(response)
         })
+        .with(crate::cors::Cors::new(state))
         .into_endpoint()
         .map_to_response()
         .boxed()

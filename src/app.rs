@@ -33,11 +33,18 @@ impl Application {
         if !settings.no_migrate {
             cold::migrate(&db).await?;
         }
-        // Two kinds of group write (events, scores), each with its writer tasks, which keep a
-        // connection each; two more serve the writers' occasional reads (quota rebuilds).
+        // Two kinds of group write (events, scores), each with one writer task more than may
+        // write at once, and each task keeps a connection; two spare ones take over at once
+        // from a connection let go after a failed write. The writers' reads (quota rebuilds) go
+        // through the node's pool: with every task holding its connection, a read waiting for
+        // one of these would wait until the pool gave up (503).
         let lanes = settings.db_writers as usize;
-        let writers =
-            cold::connect_writers(&db, &settings.database_url, 2 * settings.db_writers + 2).await?;
+        let writers = cold::connect_writers(
+            &db,
+            &settings.database_url,
+            2 * (settings.db_writers + 1) + 2,
+        )
+        .await?;
         let hot = match &settings.redis_url {
             Some(url) => HotStore::connect_redis(url, &settings.redis_prefix).await?,
             None => HotStore::in_process(),
@@ -73,7 +80,12 @@ impl Application {
             format!("http://{host}:{port}")
         });
         let state = AppState {
-            ingest: crate::events::Ingest::new(writers.clone(), hot.quotas.clone(), lanes),
+            ingest: crate::events::Ingest::new(
+                writers.clone(),
+                db.clone(),
+                hot.quotas.clone(),
+                lanes,
+            ),
             boards: Arc::default(),
             pages: Arc::default(),
             scores: Arc::new(crate::leaderboards::writer::ScoreWriter::new(
@@ -89,7 +101,9 @@ impl Application {
             keys: Arc::new(KeyCache::default()),
             public_url: Arc::from(public_url.trim_end_matches('/')),
             settings: Arc::new(settings),
+            config: Arc::default(),
         };
+        state.follow_changes();
         Ok(Self {
             state,
             acceptor,

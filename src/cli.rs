@@ -12,6 +12,23 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Parses the command line. An empty `PLAYTRACE_*` variable counts as unset, as a deployment
+/// tool writes `PLAYTRACE_SMTP_URL=` for "no SMTP" (clap would take the empty text as the
+/// value, and an empty URL stops the node).
+pub fn parse() -> Cli {
+    let empty: Vec<std::ffi::OsString> = std::env::vars_os()
+        .filter(|(name, value)| {
+            name.to_str().is_some_and(|n| n.starts_with("PLAYTRACE_")) && value.is_empty()
+        })
+        .map(|(name, _)| name)
+        .collect();
+    for name in empty {
+        // Before any other thread starts (the runtime is built after the settings).
+        std::env::remove_var(name);
+    }
+    Cli::parse()
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the HTTP API and/or the background worker.
@@ -36,6 +53,15 @@ pub enum Role {
     Worker,
     /// Both in one process (the default, for a single node).
     All,
+}
+
+/// Who may create an account with `POST /v1/auth/register`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Registration {
+    /// Anyone who reaches the node.
+    Open,
+    /// Only the instance's first account (its admin); everyone else joins by invitation.
+    Closed,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -101,6 +127,16 @@ pub struct Settings {
     /// Requests per minute per API key, per user (JWT) and per IP (unauthenticated).
     #[arg(long, env = "PLAYTRACE_RATE_LIMIT_PER_MINUTE", default_value_t = 1000)]
     pub rate_limit_per_minute: u64,
+
+    /// `open`: anyone may register. `closed`: only the first account (the admin) may; others
+    /// join through an invitation to a game (an owner invites their e-mail).
+    #[arg(
+        long,
+        env = "PLAYTRACE_REGISTRATION",
+        value_enum,
+        default_value = "open"
+    )]
+    pub registration: Registration,
 
     /// Take the client IP for per-IP limits from the last `X-Forwarded-For` entry (set this
     /// only behind a load balancer that writes that header).

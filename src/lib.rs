@@ -12,6 +12,7 @@ pub mod auth;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod cors;
 pub mod error;
 pub mod events;
 pub mod funnels;

@@ -9,6 +9,8 @@ pub struct Model {
     pub tier: String,
     pub event_validation: String,
     pub rate_limit_per_minute: Option<i32>,
+    #[sea_orm(column_type = "Text", nullable)]
+    pub allowed_origins: Option<String>,
     pub created_at: DateTimeUtc,
 }
 

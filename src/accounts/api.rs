@@ -87,7 +87,9 @@ fn answer(state: &AppState, user: &entity::users::Model) -> Result<AuthAnswer, A
 
 #[OpenApi(prefix_path = "/v1/auth", tag = "ApiTags::Auth")]
 impl AuthApi {
-    /// Create a dashboard account. The first account on an instance becomes its admin.
+    /// Create a dashboard account. The first account on an instance becomes its admin. On an
+    /// instance started with `--registration closed`, every later one answers 403: people join
+    /// through an invitation to a game instead.
     #[oai(path = "/register", method = "post", operation_id = "register")]
     async fn register(&self, body: Json<Credentials>) -> poem::Result<Registered> {
         let email = Email::parse(&body.email)?;

@@ -2,6 +2,7 @@
 //! 5 consecutive failures lock an account for 15 minutes, reset tokens are single use.
 use crate::{
     auth::{password, random_hex, sha256_hex},
+    cli::Registration,
     error::ApiError,
     state::AppState,
     store::Db,
@@ -72,6 +73,11 @@ pub async fn register(
     password_text: String,
 ) -> Result<users::Model, ApiError> {
     password::check_strength(&password_text)?;
+    if state.settings.registration == Registration::Closed && admin_exists(&state.db).await? {
+        return Err(ApiError::forbidden(
+            "Registration is closed on this instance: ask an owner of a game to invite you",
+        ));
+    }
     if find_by_email(&state.db, &email).await?.is_some() {
         return Err(ApiError::conflict(
             "An account with this email already exists",
@@ -108,6 +114,14 @@ pub async fn register(
         return Ok(sea_orm::ActiveModelTrait::update(admin, &state.db).await?);
     }
     Ok(user)
+}
+
+/// True once the instance has its first account (the admin).
+async fn admin_exists(db: &Db) -> Result<bool, ApiError> {
+    Ok(settings::Entity::find_by_id("admin_user_id".to_string())
+        .one(db)
+        .await?
+        .is_some())
 }
 
 async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, ApiError> {

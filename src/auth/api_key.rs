@@ -4,7 +4,14 @@ use crate::store::Db;
 use entity::{api_keys, games};
 use parking_lot::Mutex;
 use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter};
-use std::{collections::HashMap, sync::Arc, time::Duration, time::Instant};
+use std::{
+    collections::HashMap,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc,
+    },
+    time::{Duration, Instant},
+};
 use uuid::Uuid;
 
 /// Every key starts with this, so leaked keys are easy to grep for.
@@ -24,6 +31,16 @@ pub struct KeyContext {
     pub tier: String,
     pub event_validation: String,
     pub rate_limit_per_minute: Option<u64>,
+    /// Web origins whose browser builds may use the key (CORS); `*` allows any.
+    pub allowed_origins: Vec<String>,
+}
+
+impl KeyContext {
+    pub fn allows_origin(&self, origin: &str) -> bool {
+        self.allowed_origins
+            .iter()
+            .any(|allowed| allowed == "*" || allowed == origin)
+    }
 }
 
 pub fn generate() -> String {
@@ -37,6 +54,8 @@ pub fn shown_prefix(key: &str) -> String {
 #[derive(Default)]
 pub struct KeyCache {
     entries: Mutex<HashMap<String, (Option<Arc<KeyContext>>, Instant)>>,
+    /// Bumped by every forget: a lookup that started before one does not cache what it read.
+    generation: AtomicU64,
 }
 
 impl KeyCache {
@@ -48,6 +67,7 @@ impl KeyCache {
                 return Ok(context.clone());
             }
         }
+        let generation = self.generation.load(Ordering::Acquire);
         let found = api_keys::Entity::find()
             .filter(api_keys::Column::KeyHash.eq(hash.clone()))
             .filter(api_keys::Column::RevokedAt.is_null())
@@ -60,12 +80,16 @@ impl KeyCache {
                 key_id: key.id,
                 game_id: game.id,
                 environment: key.environment,
+                rate_limit_per_minute: game.rate_limit_per_minute.map(|l| l.max(0) as u64),
+                allowed_origins: crate::games::service::origins_of(&game),
                 tier: game.tier,
                 event_validation: game.event_validation,
-                rate_limit_per_minute: game.rate_limit_per_minute.map(|l| l.max(0) as u64),
             }))
         });
         let mut entries = self.entries.lock();
+        if self.generation.load(Ordering::Acquire) != generation {
+            return Ok(context);
+        }
         if entries.len() > 50_000 {
             entries.retain(|_, (_, at)| at.elapsed() < CACHE_TTL);
         }
@@ -75,8 +99,14 @@ impl KeyCache {
 
     /// Forgets every cached key of `game_id` (after a revoke, a game change or deletion).
     pub fn forget_game(&self, game_id: Uuid) {
-        self.entries
-            .lock()
-            .retain(|_, (context, _)| context.as_ref().map(|c| c.game_id) != Some(game_id));
+        let mut entries = self.entries.lock();
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        entries.retain(|_, (context, _)| context.as_ref().map(|c| c.game_id) != Some(game_id));
+    }
+
+    pub fn forget_all(&self) {
+        let mut entries = self.entries.lock();
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        entries.clear();
     }
 }

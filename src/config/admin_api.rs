@@ -1,6 +1,6 @@
 //! `/v1/games/{game_id}/config`: read (any member) and replace (editor or owner) a game's remote
 //! config from the dashboard.
-use super::service::{self, ConfigCache};
+use super::service;
 use crate::{
     api::{timestamp, ApiTags},
     auth::BearerAuth,
@@ -9,12 +9,10 @@ use crate::{
     state::AppState,
 };
 use poem_openapi::{param::Path, payload::Json, types::Any, Object, OpenApi};
-use std::sync::Arc;
 use uuid::Uuid;
 
 pub struct ConfigAdminApi {
     pub state: AppState,
-    pub cache: Arc<ConfigCache>,
 }
 
 #[derive(Object)]
@@ -69,7 +67,7 @@ impl ConfigAdminApi {
     ) -> poem::Result<Json<ConfigValues>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let values_json = service::parse_values(&body.values.0).map_err(ApiError::from)?;
-        let config = service::store(&self.state, &self.cache, game_id.0, values_json).await?;
+        let config = service::store(&self.state, game_id.0, values_json).await?;
         Ok(Json(ConfigValues {
             values: Any(body.0.values.0),
             updated_at: config.updated_at.map(timestamp),

@@ -1,8 +1,7 @@
 //! `GET /v1/config`: the game's remote config, for games to poll with their API key.
-use super::{json_text::JsonText, service::ConfigCache};
+use super::json_text::JsonText;
 use crate::{api::ApiTags, auth::ApiKeyAuth, state::AppState};
 use poem_openapi::{param::Header, types::Any, ApiResponse, Object, OpenApi};
-use std::sync::Arc;
 
 /// Sent with every answer: clients and proxies may keep the body but must ask again (with
 /// `If-None-Match`) before using it; shared caches must not keep it, it belongs to one key.
@@ -10,7 +9,6 @@ const CACHE_CONTROL: &str = "private, no-cache";
 
 pub struct ConfigApi {
     pub state: AppState,
-    pub cache: Arc<ConfigCache>,
 }
 
 #[derive(Object)]
@@ -51,7 +49,7 @@ impl ConfigApi {
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
     ) -> poem::Result<ConfigAnswer> {
-        let published = self.cache.get(&self.state, auth.0.game_id).await?;
+        let published = self.state.config.get(&self.state, auth.0.game_id).await?;
         if if_none_match
             .0
             .as_deref()

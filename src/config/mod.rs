@@ -6,20 +6,15 @@ pub mod json_text;
 pub mod service;
 
 use crate::state::AppState;
-use std::sync::Arc;
 
-/// This feature's `#[OpenApi]` structs, mounted by `api.rs`. Both share one cache, so a change
-/// made through this node is visible to its games at once.
+/// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
-    let cache = Arc::new(service::ConfigCache::default());
     (
         api::ConfigApi {
             state: state.clone(),
-            cache: cache.clone(),
         },
         admin_api::ConfigAdminApi {
             state: state.clone(),
-            cache,
         },
     )
 }

@@ -89,11 +89,11 @@ pub async fn load(state: &AppState, game_id: Uuid) -> Result<StoredConfig, ApiEr
     })
 }
 
-/// Replaces the game's config with `values_json` in one upsert, and forgets this node's copy.
+/// Replaces the game's config with `values_json` in one upsert, and makes every node's copy
+/// stale.
 #[tracing::instrument(skip_all, fields(game_id = %game_id))]
 pub async fn store(
     state: &AppState,
-    cache: &ConfigCache,
     game_id: Uuid,
     values_json: String,
 ) -> Result<StoredConfig, ApiError> {
@@ -114,7 +114,7 @@ pub async fn store(
         )
         .exec_without_returning(&state.db)
         .await?;
-    cache.forget(game_id);
+    state.game_changed(game_id).await;
     Ok(StoredConfig {
         values_json,
         updated_at: Some(now),
@@ -191,5 +191,11 @@ impl ConfigCache {
         let mut entries = self.entries.lock();
         self.generation.fetch_add(1, Ordering::AcqRel);
         entries.remove(&game_id);
+    }
+
+    pub fn forget_all(&self) {
+        let mut entries = self.entries.lock();
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        entries.clear();
     }
 }

@@ -34,13 +34,14 @@ pub struct Ingest {
 }
 
 impl Ingest {
-    /// `db` is the connection the writer stores with, `quotas` counts the games' events, and
+    /// `writers` is the pool the writer tasks store with (one connection each), `reads` the
+    /// node's pool for the quota rebuilds' reads, `quotas` counts the games' events, and
     /// `lanes` writer tasks store on PostgreSQL.
-    pub fn new(db: Db, quotas: Arc<dyn Quotas>, lanes: usize) -> Self {
+    pub fn new(writers: Db, reads: Db, quotas: Arc<dyn Quotas>, lanes: usize) -> Self {
         Self {
             writer: Arc::new(writer::EventWriter::new(
-                db,
-                writer::EventRows { quotas },
+                writers,
+                writer::EventRows { quotas, reads },
                 lanes,
             )),
             schemas: Arc::default(),

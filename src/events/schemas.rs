@@ -9,7 +9,10 @@ use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter};
 use serde_json::Value;
 use std::{
     collections::HashMap,
-    sync::Arc,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc,
+    },
     time::{Duration, Instant},
 };
 use uuid::Uuid;
@@ -118,6 +121,8 @@ impl GameSchemas {
 #[derive(Default)]
 pub struct SchemaCache {
     games: Mutex<HashMap<Uuid, (Arc<GameSchemas>, Instant)>>,
+    /// Bumped by every forget: a read that started before one does not cache what it read.
+    generation: AtomicU64,
 }
 
 impl SchemaCache {
@@ -127,6 +132,7 @@ impl SchemaCache {
                 return Ok(schemas.clone());
             }
         }
+        let generation = self.generation.load(Ordering::Acquire);
         let rows = event_schemas::Entity::find()
             .filter(event_schemas::Column::GameId.eq(game_id))
             .all(db)
@@ -146,6 +152,9 @@ impl SchemaCache {
         }
         let schemas = Arc::new(GameSchemas { validators });
         let mut games = self.games.lock();
+        if self.generation.load(Ordering::Acquire) != generation {
+            return Ok(schemas);
+        }
         if games.len() > 10_000 {
             games.retain(|_, (_, at)| at.elapsed() < CACHE_TTL);
         }
@@ -153,9 +162,17 @@ impl SchemaCache {
         Ok(schemas)
     }
 
-    /// Drops the cached schemas of a game after a change on this node.
+    /// Drops the cached schemas of a game after a change.
     pub fn forget(&self, game_id: Uuid) {
-        self.games.lock().remove(&game_id);
+        let mut games = self.games.lock();
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        games.remove(&game_id);
+    }
+
+    pub fn forget_all(&self) {
+        let mut games = self.games.lock();
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        games.clear();
     }
 }
 

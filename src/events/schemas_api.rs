@@ -112,7 +112,7 @@ impl EventSchemasApi {
             .await
             .map_err(ApiError::from)?;
         txn.commit().await.map_err(ApiError::from)?;
-        self.state.ingest.schemas.forget(game_id.0);
+        self.state.game_changed(game_id.0).await;
         Ok(match existed {
             Some(_) => SchemaSaved::Replaced(Json(view(row))),
             None => SchemaSaved::Created(Json(view(row))),
@@ -183,7 +183,7 @@ impl EventSchemasApi {
         if deleted.rows_affected == 0 {
             return Err(ApiError::not_found("No schema for this event name").into());
         }
-        self.state.ingest.schemas.forget(game_id.0);
+        self.state.game_changed(game_id.0).await;
         Ok(SchemaDeleted::NoContent)
     }
 }

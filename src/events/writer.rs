@@ -70,6 +70,10 @@ pub struct Reserved {
 /// Stores requests' rows, each request all or nothing, against the games' quotas.
 pub struct EventRows {
     pub quotas: Arc<dyn Quotas>,
+    /// The node's pool, not the writers': every writer task may be holding a connection of
+    /// theirs (see `connect_writers` in `app.rs`), and a rebuild read waiting for one of them
+    /// would wait until the pool gave up.
+    pub reads: Db,
 }
 
 #[async_trait]
@@ -83,12 +87,12 @@ impl Batch for EventRows {
         item.rows.len()
     }
 
-    async fn prepare(&self, lane: &mut Lane, items: &[&EventRequest]) -> Result<Reserved, DbErr> {
+    async fn prepare(&self, _: &mut Lane, items: &[&EventRequest]) -> Result<Reserved, DbErr> {
         let counters: Vec<String> = items
             .iter()
             .map(|item| counter_name(item.game_id, &item.month))
             .collect();
-        let answers = self.reserve(&lane.db, items, &counters).await?;
+        let answers = self.reserve(&self.reads, items, &counters).await?;
         Ok(Reserved { counters, answers })
     }
 

@@ -38,6 +38,10 @@ pub struct UpdateGame {
     pub event_validation: Option<String>,
     /// Admin only: requests per minute for each of this game's API keys (null = instance default).
     pub rate_limit_per_minute: Option<u32>,
+    /// Web origins whose browser builds may call the game-side routes (CORS), e.g.
+    /// `["https://mygame.example.com"]`, or `["*"]` for any; at most 20. Replaces the list;
+    /// `[]` allows none (the default).
+    pub allowed_origins: Option<Vec<String>>,
 }
 
 #[derive(Object)]
@@ -50,6 +54,8 @@ pub struct Game {
     pub monthly_event_quota: u64,
     /// Per-key rate limit override; absent when the instance default applies.
     pub rate_limit_per_minute: Option<u32>,
+    /// Web origins whose browser builds may call the game-side routes (`*`: any).
+    pub allowed_origins: Vec<String>,
     /// The caller's role on this game.
     pub role: String,
     pub created_at: String,
@@ -112,6 +118,7 @@ pub fn game_view(game: games::Model, role: Role) -> Game {
     Game {
         game_id: game.id.to_string(),
         monthly_event_quota: service::monthly_quota(&game.tier),
+        allowed_origins: service::origins_of(&game),
         name: game.name,
         tier: game.tier,
         event_validation: game.event_validation,
@@ -163,7 +170,8 @@ impl GamesApi {
         Ok(Json(game_view(access.game, access.role)))
     }
 
-    /// Rename a game or change its validation mode (owner); tier and rate limit (admin).
+    /// Rename a game, change its validation mode or allowed web origins (owner); tier and rate
+    /// limit (admin).
     #[oai(path = "/:game_id", method = "patch", operation_id = "updateGame")]
     async fn update(
         &self,
@@ -194,6 +202,9 @@ impl GamesApi {
                 return Err(ApiError::bad_request("rate_limit_per_minute must be positive").into());
             }
             changes.rate_limit_per_minute = Set(Some(limit.min(i32::MAX as u32) as i32));
+        }
+        if let Some(origins) = &body.allowed_origins {
+            changes.allowed_origins = Set(service::parse_origins(origins)?);
         }
         let game = service::update(&self.state, changes).await?;
         Ok(Json(game_view(game, access.role)))

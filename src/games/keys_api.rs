@@ -171,7 +171,7 @@ impl ApiKeysApi {
         if revoked.rows_affected == 0 {
             return Err(ApiError::not_found("No such API key").into());
         }
-        self.state.keys.forget_game(game_id.0);
+        self.state.game_changed(game_id.0).await;
         Ok(KeyRevoked::NoContent)
     }
 }

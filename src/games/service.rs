@@ -49,6 +49,42 @@ pub fn parse_validation(raw: &str) -> Result<String, ApiError> {
     }
 }
 
+/// Origins a game may list for its browser builds.
+pub const MAX_ALLOWED_ORIGINS: usize = 20;
+
+/// Checks a game's list of allowed web origins: each `*` (any origin) or an origin exactly as
+/// browsers send it (`https://game.example.com`, `http://localhost:5173`: scheme, host and a
+/// port other than the default, no path or trailing slash). Stored as a JSON array; an empty
+/// list is stored as none.
+pub fn parse_origins(origins: &[String]) -> Result<Option<String>, ApiError> {
+    if origins.len() > MAX_ALLOWED_ORIGINS {
+        return Err(ApiError::bad_request(format!(
+            "allowed_origins holds at most {MAX_ALLOWED_ORIGINS} origins"
+        )));
+    }
+    for origin in origins {
+        let exact = origin == "*"
+            || reqwest::Url::parse(origin).is_ok_and(|url| {
+                matches!(url.scheme(), "http" | "https")
+                    && url.origin().ascii_serialization() == *origin
+            });
+        if !exact {
+            return Err(ApiError::bad_request(format!(
+                "allowed_origins: {origin:?} is not an origin such as https://game.example.com (or *)"
+            )));
+        }
+    }
+    Ok((!origins.is_empty()).then(|| serde_json::json!(origins).to_string()))
+}
+
+/// The web origins a game allows (see `parse_origins`).
+pub fn origins_of(game: &games::Model) -> Vec<String> {
+    game.allowed_origins
+        .as_deref()
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default()
+}
+
 /// Creates a game with `owner_id` as its owner, in one transaction.
 pub async fn create(
     state: &AppState,
@@ -63,6 +99,7 @@ pub async fn create(
         tier,
         event_validation: "off".into(),
         rate_limit_per_minute: None,
+        allowed_origins: None,
         created_at: now,
     };
     let txn = state.db.begin().await?;
@@ -110,7 +147,7 @@ pub async fn update(
     changes: games::ActiveModel,
 ) -> Result<games::Model, ApiError> {
     let updated = changes.update(&state.db).await?;
-    state.keys.forget_game(updated.id);
+    state.game_changed(updated.id).await;
     Ok(updated)
 }
 
@@ -126,7 +163,7 @@ pub async fn delete(state: &AppState, game_id: Uuid) -> Result<(), ApiError> {
         .exec(&txn)
         .await?;
     txn.commit().await?;
-    state.keys.forget_game(game_id);
+    state.game_changed(game_id).await;
     revoke_live_feeds(state, game_id, None).await;
     Ok(())
 }

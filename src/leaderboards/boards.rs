@@ -168,6 +168,8 @@ const READ_CACHE_MAX: usize = 10_000;
 #[derive(Default)]
 pub struct BoardCache {
     entries: parking_lot::Mutex<std::collections::HashMap<CacheKey, (Board, std::time::Instant)>>,
+    /// Bumped by every forget: a read that started before one does not cache what it read.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl BoardCache {
@@ -177,8 +179,15 @@ impl BoardCache {
         (at.elapsed() < READ_CACHE_TTL).then(|| board.clone())
     }
 
-    fn put(&self, key: CacheKey, board: Board) {
+    fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    fn put(&self, key: CacheKey, board: Board, generation: u64) {
         let mut entries = self.entries.lock();
+        if self.generation() != generation {
+            return;
+        }
         if entries.len() >= READ_CACHE_MAX {
             entries.retain(|_, (_, at)| at.elapsed() < READ_CACHE_TTL);
             if entries.len() >= READ_CACHE_MAX {
@@ -189,9 +198,21 @@ impl BoardCache {
     }
 
     fn forget(&self, game_id: Uuid, name: &BoardName) {
-        self.entries
-            .lock()
-            .remove(&(game_id, name.as_str().to_string()));
+        let mut entries = self.entries.lock();
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        entries.remove(&(game_id, name.as_str().to_string()));
+    }
+
+    /// Drops every cached definition of a game (`None`: of every game).
+    pub fn forget_game(&self, game_id: Option<Uuid>) {
+        let mut entries = self.entries.lock();
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        match game_id {
+            Some(game_id) => entries.retain(|(game, _), _| *game != game_id),
+            None => entries.clear(),
+        }
     }
 }
 
@@ -205,9 +226,10 @@ pub async fn find_cached(
     if let Some(board) = state.boards.get(&key) {
         return Ok(Some(board));
     }
+    let generation = state.boards.generation();
     let found = find(state, game_id, name).await?;
     if let Some(board) = &found {
-        state.boards.put(key, board.clone());
+        state.boards.put(key, board.clone(), generation);
     }
     Ok(found)
 }
@@ -432,7 +454,7 @@ pub async fn update(
     let model = leaderboards::Entity::update(updated)
         .exec(&state.db)
         .await?;
-    state.boards.forget(game_id, name);
+    state.game_changed(game_id).await;
     Ok(Board { model })
 }
 
@@ -460,7 +482,7 @@ pub async fn delete(
     leaderboards::Entity::delete_by_id(board.id())
         .exec(&state.db)
         .await?;
-    state.boards.forget(game_id, name);
+    state.game_changed(game_id).await;
     let hot = board.hot(&board.current_period(now), now);
     state.hot.leaderboards.expire(&hot, 0, now).await?;
     Ok(())

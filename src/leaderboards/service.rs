@@ -205,8 +205,8 @@ async fn open_period(
         .filter(leaderboards::Column::Id.eq(board.id()))
         .exec(&state.db)
         .await?;
-    // The cached definition still names the old period: read it again next time.
-    boards::forget(state, board.model.game_id, &BoardName::parse(board.name())?);
+    // Cached definitions still name the old period, on every node: read it again next time.
+    state.game_changed(board.model.game_id).await;
     Ok(())
 }
 

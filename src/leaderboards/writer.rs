@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use entity::{leaderboard_bans as bans, leaderboard_entries as entries, leaderboards};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, QueryFilter, QuerySelect,
-    Statement, TransactionTrait, Value,
+    SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
 };
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
@@ -59,7 +59,16 @@ impl Batch for ScoreRows {
         if lane.db.get_database_backend() == DbBackend::Postgres {
             return postgres::store(lane.postgres().await?, items).await;
         }
-        let txn = lane.db.begin().await?;
+        // SQLite's write lock from the start (IMMEDIATE), as the event writer does: a deferred
+        // transaction that read first cannot take the lock once another writer (events,
+        // achievements) has committed, and fails at once with "database is locked".
+        let txn = lane
+            .db
+            .begin_with_options(TransactionOptions {
+                sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+                ..Default::default()
+            })
+            .await?;
         let outcomes = admit_and_keep_best(&txn, items).await?;
         txn.commit().await?;
         Ok(outcomes)

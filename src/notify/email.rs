@@ -71,8 +71,21 @@ pub struct LogMailer;
 
 #[async_trait]
 impl Mailer for LogMailer {
-    async fn send(&self, to: &str, subject: &str, _body: &str) -> Result<Delivery, MailError> {
-        tracing::info!(to, subject, "no SMTP server configured; e-mail not sent");
+    async fn send(&self, to: &str, subject: &str, body: &str) -> Result<Delivery, MailError> {
+        // The link of an invitation or a password reset is what lets a self-hoster without
+        // SMTP still bring a teammate in: the operator reading the log passes it on.
+        let link = body
+            .split_whitespace()
+            .find(|word| word.starts_with("http://") || word.starts_with("https://"));
+        match link {
+            Some(link) => tracing::info!(
+                to,
+                subject,
+                link = %link,
+                "no SMTP server configured; e-mail not sent, pass its link on"
+            ),
+            None => tracing::info!(to, subject, "no SMTP server configured; e-mail not sent"),
+        }
         Ok(Delivery::Skipped)
     }
 }

@@ -1,9 +1,9 @@
 //! Black-box tests of events: `POST /v1/track` input rules, batches, idempotency and the stored
 //! rows. Quotas, schemas, durability and the hot-store conformance suite are in `events/`.
 mod conformance;
-mod durability;
-mod quota;
-mod schemas;
+pub mod durability;
+pub mod quota;
+pub mod schemas;
 
 use crate::helpers::{read, spawn_app, TestApp};
 use entity::events;

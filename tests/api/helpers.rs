@@ -75,6 +75,7 @@ impl Backend {
 }
 
 pub struct TestApp {
+    /// The first node's address (see `url` for where requests go).
     pub address: String,
     pub client: reqwest::Client,
     pub clock: Arc<OffsetClock>,
@@ -84,21 +85,57 @@ pub struct TestApp {
     pub backend: Backend,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     handle: Option<tokio::task::JoinHandle<()>>,
+    /// With `PLAYTRACE_TEST_NODES=2`: a second node on the same stores and clock; requests
+    /// alternate between the two.
+    second: Option<Box<TestApp>>,
+    turn: std::sync::atomic::AtomicUsize,
+}
+
+/// How many nodes `spawn_app` starts: `PLAYTRACE_TEST_NODES` (1 or 2; 2 needs the services
+/// backend, where nodes share PostgreSQL and Redis).
+fn nodes() -> usize {
+    let wanted = std::env::var("PLAYTRACE_TEST_NODES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    if wanted > 1 && services_backend() {
+        2
+    } else {
+        1
+    }
 }
 
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(|_| {}).await
 }
 
+/// Starts the app on a fresh backend: one node, or two behind the same `TestApp` (requests
+/// alternating between them) with `PLAYTRACE_TEST_NODES=2` on the services backend.
 pub async fn spawn_app_with(customize: impl FnOnce(&mut Settings)) -> TestApp {
-    spawn_on(Backend::fresh().await, customize).await
+    let backend = Backend::fresh().await;
+    let mut settings = backend.settings();
+    customize(&mut settings);
+    let clock = OffsetClock::new();
+    let mut app = start_node(backend.clone(), settings.clone(), clock.clone()).await;
+    if nodes() == 2 {
+        // One public URL for the deployment, as behind a load balancer.
+        let mut settings = settings;
+        settings
+            .public_url
+            .get_or_insert_with(|| app.address.clone());
+        app.second = Some(Box::new(start_node(backend, settings, clock).await));
+    }
+    app
 }
 
 /// Starts a node on an existing backend (a second node shares the first one's data).
 pub async fn spawn_on(backend: Backend, customize: impl FnOnce(&mut Settings)) -> TestApp {
     let mut settings = backend.settings();
     customize(&mut settings);
-    let clock = OffsetClock::new();
+    start_node(backend, settings, OffsetClock::new()).await
+}
+
+async fn start_node(backend: Backend, settings: Settings, clock: Arc<OffsetClock>) -> TestApp {
     let app = Application::build_with_clock(settings, clock.clone())
         .await
         .expect("application builds");
@@ -123,12 +160,23 @@ pub async fn spawn_on(backend: Backend, customize: impl FnOnce(&mut Settings)) -
         backend,
         stop: Some(stop),
         handle: Some(handle),
+        second: None,
+        turn: Default::default(),
     }
 }
 
 impl TestApp {
+    /// Where the next request goes: the first node, or each node in turn when there are two.
     pub fn url(&self, path: &str) -> String {
-        format!("{}{}", self.address, path)
+        let address = match &self.second {
+            Some(second)
+                if self.turn.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 2 == 1 =>
+            {
+                &second.address
+            }
+            _ => &self.address,
+        };
+        format!("{address}{path}")
     }
 
     pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
@@ -226,6 +274,9 @@ impl TestApp {
 
     /// Stops the server gracefully and waits for it.
     pub async fn stop(mut self) {
+        if let Some(second) = self.second.take() {
+            Box::pin(second.stop()).await;
+        }
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }

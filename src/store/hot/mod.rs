@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
+pub mod changes;
 pub mod leaderboards;
 pub mod memory;
 pub mod presence;
@@ -17,6 +18,10 @@ pub enum HotError {
     Redis(#[from] fred::error::Error),
     #[error("unexpected reply from the hot store: {0}")]
     Reply(String),
+    /// No connection to Redis is up (it is down or restarting; the pool reconnects in the
+    /// background): the command was not sent.
+    #[error("redis: not connected (reconnecting)")]
+    Unreachable,
 }
 
 /// Where a fixed rate-limit window stands after counting one request.
@@ -65,6 +70,8 @@ pub struct HotStore {
     /// Monthly event quota counters (events feature).
     pub quotas: Arc<dyn quotas::Quotas>,
     pub presence: Arc<dyn presence::Presence>,
+    /// Announcements that a game's cached settings changed, to every node.
+    pub changes: Arc<dyn changes::Changes>,
     /// `Some` when Redis backs this store (used by readiness checks).
     pub redis: Option<redis::RedisHandle>,
 }
@@ -79,6 +86,7 @@ impl HotStore {
             leaderboards: Arc::new(leaderboards::memory::MemoryLeaderboards::default()),
             quotas: Arc::new(quotas::MemoryQuotas::default()),
             presence,
+            changes: Arc::new(changes::LocalChanges::default()),
             redis: None,
         }
     }
@@ -94,6 +102,7 @@ impl HotStore {
             leaderboards: Arc::new(leaderboards::redis::RedisLeaderboards::new(handle.clone())),
             quotas: Arc::new(quotas::RedisQuotas::new(handle.clone())),
             presence,
+            changes: Arc::new(changes::RedisChanges::connect(handle.clone(), url).await?),
             redis: Some(handle),
         })
     }

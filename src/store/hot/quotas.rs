@@ -240,7 +240,7 @@ impl Quotas for RedisQuotas {
         let keys: Vec<String> = counters.iter().map(|c| self.key(c)).collect();
         let reply: Vec<i64> = self
             .reserve_script
-            .evalsha_with_reload(self.handle.pool.next(), keys, args)
+            .evalsha_with_reload(self.handle.client()?, keys, args)
             .await?;
         if reply.len() != asks.len() * 2 {
             return Err(HotError::Reply(format!(
@@ -279,14 +279,14 @@ impl Quotas for RedisQuotas {
         let args: Vec<String> = totals.iter().map(|(_, a)| a.to_string()).collect();
         let _: i64 = self
             .release_script
-            .evalsha_with_reload(self.handle.pool.next(), keys, args)
+            .evalsha_with_reload(self.handle.client()?, keys, args)
             .await?;
         Ok(())
     }
 
     async fn current(&self, counter: &str) -> Result<Option<u64>, HotError> {
         use fred::prelude::KeysInterface;
-        let value: Option<i64> = self.handle.pool.get(self.key(counter)).await?;
+        let value: Option<i64> = self.handle.client()?.get(self.key(counter)).await?;
         Ok(value.map(|v| v.max(0) as u64))
     }
 }

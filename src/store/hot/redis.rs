@@ -7,7 +7,17 @@ use fred::{
     prelude::*,
     types::{scripts::Script, Expiration, SetOptions},
 };
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
+
+/// How long a command may wait for its answer before it fails (503, or let through by the rate
+/// limiter). Commands take well under a millisecond; this bounds a Redis that accepts
+/// connections but does not answer. A Redis known to be down fails commands at once instead
+/// (see `client`).
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Reconnection attempts back off from 100 ms to this, so a Redis that comes back is used
+/// again within about a second.
+const MAX_RECONNECT_DELAY_MS: u32 = 1_000;
 
 /// A connected Redis pool plus the key prefix of this deployment.
 #[derive(Clone)]
@@ -26,7 +36,13 @@ impl RedisHandle {
                 // Redis acknowledges the head (up to 40 ms on Linux).
                 c.tcp.nodelay = Some(true);
             })
-            .set_policy(ReconnectPolicy::new_exponential(0, 100, 5_000, 2))
+            .with_performance_config(|p| p.default_command_timeout = COMMAND_TIMEOUT)
+            .set_policy(ReconnectPolicy::new_exponential(
+                0,
+                100,
+                MAX_RECONNECT_DELAY_MS,
+                2,
+            ))
             .build_pool(4)?;
         pool.init().await?;
         Ok(Self {
@@ -35,13 +51,41 @@ impl RedisHandle {
         })
     }
 
+    /// A pub/sub connection of its own to `url`, resubscribed to its channels after reconnects.
+    pub async fn subscriber(url: &str) -> Result<fred::clients::SubscriberClient, HotError> {
+        let subscriber = Builder::from_config(Config::from_url(url)?)
+            .with_performance_config(|p| p.default_command_timeout = COMMAND_TIMEOUT)
+            .set_policy(ReconnectPolicy::new_exponential(
+                0,
+                100,
+                MAX_RECONNECT_DELAY_MS,
+                2,
+            ))
+            .build_subscriber_client()?;
+        subscriber.init().await?;
+        let _resubscriber = subscriber.manage_subscriptions();
+        Ok(subscriber)
+    }
+
     /// The full Redis key for a logical key.
     pub fn key(&self, logical: &str) -> String {
         format!("{}{}", self.prefix, logical)
     }
 
+    /// A connected client of the pool to send a command with, or `Unreachable` at once when
+    /// none is: fred would otherwise queue the command until Redis is back, and every request
+    /// (the rate limiter's included) would wait for it.
+    pub fn client(&self) -> Result<&Client, HotError> {
+        let client = self.pool.next_connected();
+        if client.is_connected() {
+            Ok(client)
+        } else {
+            Err(HotError::Unreachable)
+        }
+    }
+
     pub async fn ping(&self) -> Result<(), HotError> {
-        let _: String = self.pool.next().ping(None).await?;
+        let _: String = self.client()?.ping(None).await?;
         Ok(())
     }
 }
@@ -81,7 +125,7 @@ impl Limits for RedisStore {
         let count: i64 = self
             .hit_script
             .evalsha_with_reload(
-                self.handle.pool.next(),
+                self.handle.client()?,
                 vec![key],
                 vec![(window_secs * 2).to_string(), cost.max(1).to_string()],
             )
@@ -104,7 +148,7 @@ impl Locks for RedisStore {
         let key = self.handle.key(&format!("lock:{name}"));
         let reply: Option<String> = self
             .handle
-            .pool
+            .client()?
             .set(
                 key,
                 "1",
@@ -118,7 +162,7 @@ impl Locks for RedisStore {
 
     async fn release(&self, name: &str) -> Result<(), HotError> {
         let key = self.handle.key(&format!("lock:{name}"));
-        let _: i64 = self.handle.pool.del(key).await?;
+        let _: i64 = self.handle.client()?.del(key).await?;
         Ok(())
     }
 }

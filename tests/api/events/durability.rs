@@ -14,13 +14,22 @@ use std::{
 use uuid::Uuid;
 
 /// A `playtrace serve` process on a backend, listening on a port picked before it starts.
-struct Server {
+pub struct Server {
     child: Child,
-    address: String,
+    pub address: String,
 }
 
 impl Server {
-    async fn start(backend: &Backend) -> Self {
+    pub async fn start(backend: &Backend) -> Self {
+        Self::start_with(backend, &[], None).await
+    }
+
+    /// Starts with more environment variables, writing the node's log (at info) to `log`.
+    pub async fn start_with(
+        backend: &Backend,
+        env: &[(&str, &str)],
+        log: Option<&std::path::Path>,
+    ) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -34,9 +43,15 @@ impl Server {
             .env("PLAYTRACE_REDIS_PREFIX", &backend.redis_prefix)
             .env("PLAYTRACE_RATE_LIMIT_PER_MINUTE", "100000000")
             .env("PLAYTRACE_DB_MAX_CONNECTIONS", "8")
-            .env("RUST_LOG", "error")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .env("RUST_LOG", if log.is_some() { "info" } else { "error" })
+            .envs(env.iter().copied());
+        match log {
+            Some(path) => {
+                let file = std::fs::File::create(path).expect("log file");
+                command.stdout(file.try_clone().unwrap()).stderr(file)
+            }
+            None => command.stdout(Stdio::null()).stderr(Stdio::null()),
+        };
         match &backend.redis_url {
             Some(url) => command.env("PLAYTRACE_REDIS_URL", url),
             None => command.env_remove("PLAYTRACE_REDIS_URL"),
@@ -240,6 +255,92 @@ async fn every_acknowledged_event_survives_kill_9_exactly_once() {
     } else {
         assert_eq!(remaining, exact);
     }
+
+    // The clients send every batch again, acknowledged or not, 8 at a time, as a client
+    // library retrying after the crash would: each is accepted, and each event is stored once.
+    let mut batches: HashMap<String, Vec<String>> = HashMap::new();
+    for id in &sent {
+        let batch = id.rsplit_once('-').unwrap().0.to_string();
+        batches.entry(batch).or_default().push(id.clone());
+    }
+    let batches: Vec<Vec<String>> = batches.into_values().collect();
+    let resend = Arc::new(parking_lot::Mutex::new(batches));
+    let mut retries = Vec::new();
+    for _ in 0..8 {
+        let (client, url, key, resend) = (
+            client.clone(),
+            format!("{}/v1/track", server.address),
+            key.clone(),
+            resend.clone(),
+        );
+        retries.push(tokio::spawn(async move {
+            loop {
+                let Some(ids) = resend.lock().pop() else {
+                    break;
+                };
+                let batch: Vec<Value> = ids
+                    .iter()
+                    .map(|id| json!({ "event_name": "tick", "session_id": "s", "event_id": id }))
+                    .collect();
+                let response = client
+                    .post(&url)
+                    .header("x-game-api-key", &key)
+                    .json(&batch)
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(response.status(), 202, "a batch sent again");
+            }
+        }));
+    }
+    for retry in retries {
+        retry.await.unwrap();
+    }
+    let rows = events::Entity::find()
+        .filter(events::Column::GameId.eq(game_uuid))
+        .filter(events::Column::EventName.eq("tick"))
+        .all(&db)
+        .await
+        .unwrap();
+    let stored: HashSet<String> = rows.iter().filter_map(|r| r.event_id.clone()).collect();
+    assert_eq!(rows.len(), sent.len(), "every sent event stored once");
+    assert_eq!(stored, sent);
+
+    // Right after, a new game's first event is stored at once (it used to wait for a
+    // connection of the writers' pool, 10 s, and fail with 503).
+    let base = server.address.clone();
+    let (_, game) = post(
+        &client,
+        format!("{base}/v1/games"),
+        Some(&token),
+        json!({ "name": "After the crash" }),
+    )
+    .await;
+    let new_game = game["game_id"].as_str().unwrap().to_string();
+    let (_, new_key) = post(
+        &client,
+        format!("{base}/v1/games/{new_game}/api-keys"),
+        Some(&token),
+        json!({ "environment": "production" }),
+    )
+    .await;
+    let started = std::time::Instant::now();
+    let (status, body) = read(
+        client
+            .post(format!("{base}/v1/track"))
+            .header("x-game-api-key", new_key["key"].as_str().unwrap())
+            .json(&json!({ "event_name": "first", "session_id": "s" }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 202, "{body}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the new game's first event took {:?}",
+        started.elapsed()
+    );
 }
 
 #[tokio::test]
@@ -327,4 +428,39 @@ async fn events_are_stored_after_the_database_dropped_every_connection() {
     let stored = super::stored(&app, &game_id).await;
     assert_eq!(stored.len(), 16);
     assert_eq!(stored.iter().filter(|e| e.event_name == "after").count(), 8);
+}
+
+#[tokio::test]
+async fn a_new_games_first_event_is_stored_at_once_while_every_writer_holds_its_connection() {
+    // Each writer task keeps a connection of the writers' pool. Once every task of both kinds of
+    // write held one, a new game's first event (its quota counter rebuilt from the cold store)
+    // used to wait for a free connection of that pool until it gave up with 503.
+    let app = spawn_app().await;
+    let (_token, game_id, key) = app.game_with_key().await;
+    // One at a time, so that every writer task of both kinds writes a group.
+    for round in 0..8 {
+        let (status, _) = super::track(&app, &key, super::event("busy")).await;
+        assert_eq!(status, 202);
+        let (status, body) = read(
+            app.game(Method::POST, "/v1/leaderboards", &key)
+                .json(&json!({ "board_name": "busy", "player_id": format!("p{round}"), "score": round }))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+    }
+
+    let (_token, new_game, new_key) = app.game_with_key().await;
+    let started = std::time::Instant::now();
+    let (status, body) = super::track(&app, &new_key, super::event("first")).await;
+    assert_eq!(status, 202, "{body}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the first event took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(super::stored(&app, &new_game).await.len(), 1);
+    assert_eq!(super::stored(&app, &game_id).await.len(), 8);
 }

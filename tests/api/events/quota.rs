@@ -18,7 +18,7 @@ fn counter(app: &TestApp, game_id: &str) -> String {
 
 /// Counts `used` events on the game's counter through the hot-store trait, as if they had been
 /// tracked earlier this month (sending 100,000 events over HTTP would take minutes).
-async fn preuse(app: &TestApp, game_id: &str, used: u64) {
+pub async fn preuse(app: &TestApp, game_id: &str, used: u64) {
     let reservation = app
         .state
         .hot

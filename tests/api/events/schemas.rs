@@ -16,7 +16,7 @@ fn purchase_schema() -> Value {
     })
 }
 
-async fn put_schema(
+pub async fn put_schema(
     app: &TestApp,
     token: &str,
     game_id: &str,

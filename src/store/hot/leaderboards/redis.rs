@@ -167,7 +167,7 @@ impl RedisLeaderboards {
         args: Vec<String>,
     ) -> Result<Value, HotError> {
         Ok(script
-            .evalsha_with_reload::<Value, _, _>(self.handle.pool.next(), self.keys(board), args)
+            .evalsha_with_reload::<Value, _, _>(self.handle.client()?, self.keys(board), args)
             .await?)
     }
 }
@@ -397,7 +397,7 @@ impl Leaderboards for RedisLeaderboards {
         _now: DateTime<Utc>,
     ) -> Result<Option<String>, HotError> {
         let marker = self.keys(board).swap_remove(2);
-        Ok(self.handle.pool.next().get(marker).await?)
+        Ok(self.handle.client()?.get(marker).await?)
     }
 
     async fn expire(

@@ -97,11 +97,7 @@ pub struct RedisPresence {
 impl RedisPresence {
     /// Connects the pub/sub subscriber (its own connection, resubscribed after reconnects).
     pub async fn connect(handle: RedisHandle, url: &str) -> Result<Self, HotError> {
-        let subscriber = Builder::from_config(Config::from_url(url)?)
-            .set_policy(ReconnectPolicy::new_exponential(0, 100, 5_000, 2))
-            .build_subscriber_client()?;
-        subscriber.init().await?;
-        let _resubscriber = subscriber.manage_subscriptions();
+        let subscriber = RedisHandle::subscriber(url).await?;
         let hub = FeedHub::remote(RemoteFeed {
             subscriber,
             channel_prefix: handle.key("pr:feed:"),
@@ -189,7 +185,7 @@ impl Presence for RedisPresence {
         let _: i64 = self
             .set_script
             .evalsha_with_reload(
-                self.handle.pool.next(),
+                self.handle.client()?,
                 self.write_keys(game_id, &entry.player_id),
                 args,
             )
@@ -212,7 +208,7 @@ impl Presence for RedisPresence {
         let existed: i64 = self
             .clear_script
             .evalsha_with_reload(
-                self.handle.pool.next(),
+                self.handle.client()?,
                 self.write_keys(game_id, player_id),
                 args,
             )
@@ -228,7 +224,7 @@ impl Presence for RedisPresence {
     ) -> Result<Option<PresenceEntry>, HotError> {
         let fields: Vec<Value> = self
             .handle
-            .pool
+            .client()?
             .hmget(
                 self.entry_key(game_id, player_id),
                 vec!["status", "activity", "data", "session_id", "updated"],
@@ -254,7 +250,7 @@ impl Presence for RedisPresence {
         let reply: Value = self
             .list_script
             .evalsha_with_reload(
-                self.handle.pool.next(),
+                self.handle.client()?,
                 vec![self.index_key(game_id, status)],
                 args,
             )
@@ -283,7 +279,7 @@ impl Presence for RedisPresence {
         let reply: Value = self
             .claim_script
             .evalsha_with_reload(
-                self.handle.pool.next(),
+                self.handle.client()?,
                 vec![self.handle.key("pr:due")],
                 vec![
                     millis(now).to_string(),
@@ -309,8 +305,7 @@ impl Presence for RedisPresence {
             let last_updated = from_millis(due_ms as i64) - OFFLINE_AFTER;
             let _: i64 = self
                 .handle
-                .pool
-                .next()
+                .client()?
                 .publish(
                     self.channel(game_id),
                     offline_message(player_id, last_updated),
@@ -332,8 +327,7 @@ impl Presence for RedisPresence {
     async fn revoke(&self, game_id: Uuid, user_id: Option<Uuid>) -> Result<(), HotError> {
         let _: i64 = self
             .handle
-            .pool
-            .next()
+            .client()?
             .publish(self.channel(game_id), super::revoked_message(user_id))
             .await?;
         Ok(())

@@ -1,0 +1,153 @@
+//! What a self-hoster meets when deploying: empty variables, closed sign-up, and invitations
+//! without an SMTP server.
+use crate::{
+    events::durability::Server,
+    helpers::{read, spawn_app_with, Backend, PASSWORD},
+    mail_sink::{token_in, MailSink},
+};
+use playtrace::cli::Registration;
+use reqwest::Method;
+use serde_json::json;
+
+#[tokio::test]
+async fn empty_variables_count_as_unset_and_invitation_links_reach_the_log() {
+    let backend = Backend::fresh().await;
+    let log = tempfile::NamedTempFile::new().unwrap();
+    // As docker-compose writes `PLAYTRACE_SMTP_URL: ${PLAYTRACE_SMTP_URL:-}` when none is set.
+    let server = Server::start_with(
+        &backend,
+        &[
+            ("PLAYTRACE_SMTP_URL", ""),
+            ("PLAYTRACE_PUBLIC_URL", ""),
+            ("PLAYTRACE_JWT_SECRET", ""),
+        ],
+        Some(log.path()),
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let base = &server.address;
+    let (status, registered) = read(
+        client
+            .post(format!("{base}/v1/auth/register"))
+            .json(&json!({ "email": "owner@studio.test", "password": PASSWORD }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201, "{registered}");
+    let token = registered["token"].as_str().unwrap();
+    let (_, game) = read(
+        client
+            .post(format!("{base}/v1/games"))
+            .bearer_auth(token)
+            .json(&json!({ "name": "Self-hosted" }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let game_id = game["game_id"].as_str().unwrap();
+    let (status, body) = read(
+        client
+            .post(format!("{base}/v1/games/{game_id}/members"))
+            .bearer_auth(token)
+            .json(&json!({ "email": "teammate@studio.test", "role": "editor" }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+
+    // The invitation's link is in the log (the mail is sent in the background)...
+    let mut link = None;
+    for _ in 0..50 {
+        let text = std::fs::read_to_string(log.path()).unwrap();
+        link = text
+            .split_whitespace()
+            .find_map(|word| word.strip_prefix("link="))
+            .filter(|l| l.contains("/reset-password?token="))
+            .map(str::to_string);
+        if link.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let link = link.expect("the invitation link is logged");
+    // ...on the node's own address (an empty PLAYTRACE_PUBLIC_URL is the default), and its
+    // token lets the teammate in.
+    assert!(link.starts_with(&format!("{base}/")), "{link}");
+    let token = link.rsplit("token=").next().unwrap();
+    let (status, body) = read(
+        client
+            .post(format!("{base}/v1/auth/reset-password"))
+            .json(&json!({ "token": token, "password": PASSWORD }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, _) = read(
+        client
+            .post(format!("{base}/v1/auth/login"))
+            .json(&json!({ "email": "teammate@studio.test", "password": PASSWORD }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn closed_registration_admits_the_first_account_and_invitations_only() {
+    let sink = MailSink::start();
+    let app = spawn_app_with(|s| {
+        s.registration = Registration::Closed;
+        s.smtp_url = Some(sink.url.clone());
+    })
+    .await;
+    let admin = app.new_user().await;
+
+    let (status, body) = read(
+        app.request(Method::POST, "/v1/auth/register")
+            .json(&json!({ "email": "stranger@studio.test", "password": PASSWORD }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        body["error"],
+        "Registration is closed on this instance: ask an owner of a game to invite you"
+    );
+
+    // An invited teammate gets in through the invitation's token.
+    let game_id = app.create_game(&admin).await;
+    let (status, _) = read(
+        app.dashboard(
+            Method::POST,
+            &format!("/v1/games/{game_id}/members"),
+            &admin,
+        )
+        .json(&json!({ "email": "invited@studio.test", "role": "viewer" }))
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let token = token_in(&sink.wait_for("invited@studio.test").await);
+    let (status, body) = read(
+        app.request(Method::POST, "/v1/auth/reset-password")
+            .json(&json!({ "token": token, "password": PASSWORD }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+}
