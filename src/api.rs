@@ -1,5 +1,6 @@
-//! The HTTP surface: the OpenAPI tags, the tuple of every feature's `#[OpenApi]` struct, and
-//! the one function that builds the routed service with its middleware.
+//! The HTTP surface's assembly: the tuple of every feature's `#[OpenApi]` struct, and the one
+//! function that builds the routed service with its middleware. Nothing imports this module but
+//! start-up (`app.rs`) and the `openapi` command; what features share over HTTP is in `http.rs`.
 use crate::error::ApiError;
 use crate::{
     accounts::api::AuthApi,
@@ -9,67 +10,15 @@ use crate::{
     limits::RateLimit,
     state::AppState,
 };
-use chrono::{DateTime, SecondsFormat, Utc};
 use poem::{
     endpoint::BoxEndpoint, http::StatusCode, Endpoint, EndpointExt, IntoEndpoint, Response, Route,
 };
 use poem::{error::ResponseError, http::header};
-use poem_openapi::{OpenApiService, Tags};
+use poem_openapi::OpenApiService;
 use tokio::io::AsyncReadExt;
 
 /// Request bodies above this are refused with 413.
-pub const MAX_BODY_BYTES: usize = 1024 * 1024;
-
-#[derive(Tags)]
-pub enum ApiTags {
-    /// Liveness and readiness probes.
-    Health,
-    /// Dashboard accounts and tokens.
-    Auth,
-    /// Games, members and API keys (dashboard).
-    Games,
-    /// Remote config.
-    Config,
-    /// Analytics events (game side) and event schemas.
-    Events,
-    /// Leaderboards and their moderation.
-    Leaderboards,
-    /// Achievements.
-    Achievements,
-    /// Rich presence and live activity.
-    Presence,
-    /// Funnels.
-    Funnels,
-    /// Game metrics and alert rules.
-    Alerts,
-    /// Cloud saves.
-    Saves,
-}
-
-/// An API with no operations: the placeholder a feature mounts until it has routes.
-pub struct NoApi;
-
-impl poem_openapi::OpenApi for NoApi {
-    fn meta() -> Vec<poem_openapi::registry::MetaApi> {
-        Vec::new()
-    }
-
-    fn register(_registry: &mut poem_openapi::registry::Registry) {}
-
-    fn add_routes(
-        self,
-        _route_table: &mut std::collections::HashMap<
-            String,
-            std::collections::HashMap<poem::http::Method, poem::endpoint::BoxEndpoint<'static>>,
-        >,
-    ) {
-    }
-}
-
-/// RFC 3339 UTC with a `Z`, e.g. `2026-11-21T10:00:00Z`.
-pub fn timestamp(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::Secs, true)
-}
+const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, ()> {
     // One entry per feature; each feature lists its own structs in its `apis()`.
@@ -99,11 +48,6 @@ pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, (
     );
     OpenApiService::new(apis, "playtrace", env!("CARGO_PKG_VERSION"))
         .description("Game analytics and live-ops backend: events, leaderboards, achievements, presence, funnels, alerts.")
-}
-
-/// The OpenAPI document, as `playtrace openapi` prints it and `openapi/openapi.json` holds it.
-pub fn spec_json() -> String {
-    openapi(&AppState::detached()).spec()
 }
 
 /// Every route with its middleware: CORS, request ids, body cap, rate limits, JSON errors.

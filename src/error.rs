@@ -5,7 +5,7 @@ use poem::{
     http::{header, HeaderValue, StatusCode},
     Body, Response,
 };
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// An error answered to the client as `{"error": "...", ...context}`.
 #[derive(Debug, Clone)]
@@ -188,10 +188,4 @@ fn clean_parse_message(raw: &str) -> String {
         text.truncate(300);
         text
     }
-}
-
-/// Builds a JSON body without going through `ApiError`, for tests and handlers that answer
-/// errors inside a typed response.
-pub fn error_body(message: &str) -> Value {
-    json!({ "error": message })
 }

@@ -1,5 +1,5 @@
 //! Liveness and readiness probes.
-use crate::{api::ApiTags, state::AppState, store::cold};
+use crate::{http::ApiTags, state::AppState, store::cold};
 use poem_openapi::{payload::Json, ApiResponse, Object, OpenApi};
 
 pub struct HealthApi {

@@ -18,6 +18,7 @@ pub mod events;
 pub mod funnels;
 pub mod games;
 pub mod health;
+pub mod http;
 pub mod leaderboards;
 pub mod limits;
 pub mod notify;
@@ -31,6 +32,6 @@ pub mod worker;
 /// Work to finish before the process exits (e.g. flushing queued writes). Features that keep
 /// work in memory add their flush here.
 pub async fn shutdown_hooks(state: &state::AppState) {
-    state.ingest.flush().await;
-    state.scores.flush().await;
+    events::ingest(state).flush().await;
+    leaderboards::writer::scores(state).flush().await;
 }

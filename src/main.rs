@@ -51,7 +51,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Openapi => {
-            println!("{}", playtrace::api::spec_json());
+            println!("{}", playtrace::app::spec_json());
             Ok(())
         }
     }

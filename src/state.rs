@@ -1,14 +1,14 @@
-//! `AppState`: everything a handler or job needs, built once in `app.rs`, cheap to clone.
+//! `AppState`: everything a handler or job needs, built once (`app::assemble`), cheap to
+//! clone. It names no feature: what a feature keeps per node (its caches, its group-commit
+//! writer) is one of the state's parts, stored by type, which only that feature reads.
 use crate::{
     auth::{api_key::KeyCache, jwt::JwtKeys},
     cli::Settings,
     clock::SharedClock,
     notify::email::Mailer,
-    store::{
-        hot::{changes::Stale, HotStore},
-        Db,
-    },
+    store::{hot::HotStore, Db},
 };
+use poem::http::Extensions;
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -23,16 +23,18 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     /// Base URL put in e-mailed links.
     pub public_url: Arc<str>,
-    /// Event ingestion: the group-commit writer and the compiled event-schema cache.
-    pub ingest: crate::events::Ingest,
-    /// Leaderboard definitions recently read by this node.
-    pub boards: Arc<crate::leaderboards::boards::BoardCache>,
-    /// Leaderboard pages this node rendered, reused while their board is unchanged.
-    pub pages: Arc<crate::leaderboards::pages::PageCache>,
-    /// Leaderboard submissions' group-commit writer.
-    pub scores: Arc<crate::leaderboards::writer::ScoreWriter>,
-    /// Remote configs this node published recently.
-    pub config: Arc<crate::config::service::ConfigCache>,
+    /// The features' per-node parts.
+    pub parts: Arc<Parts>,
+}
+
+/// What features keep per node, one value per type.
+#[derive(Default)]
+pub struct Parts(Extensions);
+
+impl Parts {
+    pub fn insert<T: Clone + Send + Sync + 'static>(&mut self, part: T) {
+        self.0.insert(part);
+    }
 }
 
 impl AppState {
@@ -40,92 +42,23 @@ impl AppState {
         self.clock.now()
     }
 
+    /// A feature's part. Every part is inserted when the state is assembled, so a missing one
+    /// is a wiring mistake, found by the first test that reaches the feature.
+    pub fn part<T: Send + Sync + 'static>(&self) -> &T {
+        self.parts
+            .0
+            .get::<T>()
+            .unwrap_or_else(|| panic!("{} is not a part of the state", std::any::type_name::<T>()))
+    }
+
     /// Call once a change to what nodes cache about a game (its settings, keys, event schemas,
     /// board definitions, remote config) is stored: this node forgets it at once, and every
-    /// other node as soon as the announcement reaches it (within a second, see
-    /// `store::hot::changes`). The change is already stored, so a failed announcement is only
-    /// logged: the other nodes then stop trusting their caches on their own.
+    /// other node before this returns (see `store::hot::changes`). The change is already
+    /// stored, so a failed announcement is only logged: the other nodes then stop trusting
+    /// their caches on their own.
     pub async fn game_changed(&self, game_id: Uuid) {
-        self.forget(Stale::Game(game_id));
         if let Err(error) = self.hot.changes.announce(game_id).await {
             tracing::warn!(error.cause_chain = ?error, %game_id, "change not announced to other nodes");
-        }
-    }
-
-    /// Drops what this node caches about games.
-    pub fn forget(&self, stale: Stale) {
-        self.caches().forget(stale);
-    }
-
-    fn caches(&self) -> Caches {
-        Caches {
-            keys: self.keys.clone(),
-            schemas: self.ingest.schemas.clone(),
-            boards: self.boards.clone(),
-            config: self.config.clone(),
-        }
-    }
-
-    /// Applies every change announcement this node receives from now on.
-    pub fn follow_changes(&self) {
-        // The caches only: the hot store holding the state would keep itself alive.
-        let caches = self.caches();
-        self.hot
-            .changes
-            .follow(Arc::new(move |stale| caches.forget(stale)));
-    }
-}
-
-/// The per-node caches of what games set up, which a change announcement makes stale.
-struct Caches {
-    keys: Arc<KeyCache>,
-    schemas: Arc<crate::events::schemas::SchemaCache>,
-    boards: Arc<crate::leaderboards::boards::BoardCache>,
-    config: Arc<crate::config::service::ConfigCache>,
-}
-
-impl Caches {
-    fn forget(&self, stale: Stale) {
-        match stale {
-            Stale::Game(game_id) => {
-                self.keys.forget_game(game_id);
-                self.schemas.forget(game_id);
-                self.boards.forget_game(Some(game_id));
-                self.config.forget(game_id);
-            }
-            Stale::Everything => {
-                self.keys.forget_all();
-                self.schemas.forget_all();
-                self.boards.forget_game(None);
-                self.config.forget_all();
-            }
-        }
-    }
-}
-
-impl AppState {
-    /// A state with no database behind it, enough to build the OpenAPI document.
-    pub fn detached() -> Self {
-        let settings = Settings::defaults();
-        let hot = HotStore::in_process();
-        Self {
-            ingest: crate::events::Ingest::new(Db::default(), Db::default(), hot.quotas.clone(), 1),
-            boards: Arc::default(),
-            pages: Arc::default(),
-            scores: Arc::new(crate::leaderboards::writer::ScoreWriter::new(
-                Db::default(),
-                crate::leaderboards::writer::ScoreRows,
-                1,
-            )),
-            db: Db::default(),
-            hot,
-            clock: Arc::new(crate::clock::SystemClock),
-            mailer: Arc::new(crate::notify::email::LogMailer),
-            jwt: Arc::new(JwtKeys::new(b"detached")),
-            keys: Arc::new(KeyCache::default()),
-            public_url: Arc::from("http://127.0.0.1:8080"),
-            settings: Arc::new(settings),
-            config: Arc::default(),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `/v1/auth/*`: register, login, the current user and the two-step password reset.
 use super::service::{self, Email};
-use crate::{api::ApiTags, auth::BearerAuth, error::ApiError, state::AppState};
+use crate::{auth::BearerAuth, error::ApiError, http::ApiTags, state::AppState};
 use poem_openapi::{payload::Json, ApiResponse, Object, OpenApi};
 
 pub struct AuthApi {
@@ -118,7 +118,7 @@ impl AuthApi {
             email: user.email,
             status: user.status,
             is_admin: user.is_admin,
-            created_at: crate::api::timestamp(user.created_at),
+            created_at: crate::http::timestamp(user.created_at),
         }))
     }
 

@@ -5,10 +5,10 @@ use super::service::{
     AchievementChanges, NewAchievement, PlayerCounts, HIDDEN_TEXT,
 };
 use crate::{
-    api::{timestamp, ApiTags},
     auth::{ApiKeyAuth, BearerAuth},
     error::ApiError,
     games::{access::Role, require_role},
+    http::{timestamp, ApiTags},
     state::AppState,
 };
 use entity::achievements;

@@ -5,10 +5,10 @@ use super::{
     rules::{self, AlertType},
 };
 use crate::{
-    api::{timestamp, ApiTags},
     auth::BearerAuth,
     error::ApiError,
     games::{access::Role, require_role},
+    http::{timestamp, ApiTags},
     notify::webhook,
     state::AppState,
 };

@@ -10,9 +10,9 @@ use super::{
     rules::AlertType,
 };
 use crate::{
-    api::timestamp,
     error::ApiError,
     funnels::service::round2,
+    http::timestamp,
     notify::{email::Delivery, webhook},
     state::AppState,
 };

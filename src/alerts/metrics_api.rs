@@ -1,10 +1,10 @@
 //! `GET /v1/games/{game_id}/metrics`: one metric as a chartable series (dashboard, members).
 use super::metrics::{self, Buckets, Metric, Scope};
 use crate::{
-    api::{timestamp, ApiTags},
     auth::BearerAuth,
     error::ApiError,
     games::{access::Role, require_role},
+    http::{timestamp, ApiTags},
     state::AppState,
 };
 use chrono::Duration;

@@ -1,5 +1,6 @@
 //! Game API keys: 256 random bits, shown once, stored as SHA-256. Lookups go through a short
 //! per-node cache so the hot path costs no database round trip.
+use crate::store::hot::changes::{Cached, Stale};
 use crate::store::Db;
 use entity::{api_keys, games};
 use parking_lot::Mutex;
@@ -108,5 +109,14 @@ impl KeyCache {
         let mut entries = self.entries.lock();
         self.generation.fetch_add(1, Ordering::AcqRel);
         entries.clear();
+    }
+}
+
+impl Cached for KeyCache {
+    fn forget_stale(&self, stale: Stale) {
+        match stale {
+            Stale::Game(game_id) => self.forget_game(game_id),
+            Stale::Everything => self.forget_all(),
+        }
     }
 }

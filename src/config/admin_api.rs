@@ -2,10 +2,10 @@
 //! config from the dashboard.
 use super::service;
 use crate::{
-    api::{timestamp, ApiTags},
     auth::BearerAuth,
     error::ApiError,
     games::{access::Role, require_role},
+    http::{timestamp, ApiTags},
     state::AppState,
 };
 use poem_openapi::{param::Path, payload::Json, types::Any, Object, OpenApi};

@@ -1,6 +1,6 @@
 //! `GET /v1/config`: the game's remote config, for games to poll with their API key.
 use super::json_text::JsonText;
-use crate::{api::ApiTags, auth::ApiKeyAuth, state::AppState};
+use crate::{auth::ApiKeyAuth, http::ApiTags, state::AppState};
 use poem_openapi::{param::Header, types::Any, ApiResponse, Object, OpenApi};
 
 /// Sent with every answer: clients and proxies may keep the body but must ask again (with
@@ -49,7 +49,9 @@ impl ConfigApi {
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
     ) -> poem::Result<ConfigAnswer> {
-        let published = self.state.config.get(&self.state, auth.0.game_id).await?;
+        let published = super::service::cache(&self.state)
+            .get(&self.state, auth.0.game_id)
+            .await?;
         if if_none_match
             .0
             .as_deref()

@@ -4,7 +4,8 @@
 //! made through this node empties its entry at once; other nodes notice within `CACHE_TTL`
 //! (they never hold an entry longer), so a game polling any node sees a change within a second.
 use super::json_text::quoted;
-use crate::{api::timestamp, error::ApiError, state::AppState};
+use crate::store::hot::changes::{Cached, Stale};
+use crate::{error::ApiError, http::timestamp, state::AppState};
 use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
 use entity::game_configs;
@@ -198,4 +199,18 @@ impl ConfigCache {
         self.generation.fetch_add(1, Ordering::AcqRel);
         entries.clear();
     }
+}
+
+impl Cached for ConfigCache {
+    fn forget_stale(&self, stale: Stale) {
+        match stale {
+            Stale::Game(game_id) => self.forget(game_id),
+            Stale::Everything => self.forget_all(),
+        }
+    }
+}
+
+/// This node's published configs.
+pub fn cache(state: &AppState) -> &ConfigCache {
+    state.part::<std::sync::Arc<ConfigCache>>()
 }

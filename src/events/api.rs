@@ -1,6 +1,6 @@
 //! `POST /v1/track`: games send analytics events.
 use super::{schemas::Violation, service};
-use crate::{api::ApiTags, auth::ApiKeyAuth, state::AppState};
+use crate::{auth::ApiKeyAuth, http::ApiTags, state::AppState};
 use poem_openapi::{payload::Json, ApiResponse, Object, OpenApi};
 
 pub struct TrackApi {

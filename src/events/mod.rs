@@ -33,6 +33,11 @@ pub struct Ingest {
     pub schemas: Arc<schemas::SchemaCache>,
 }
 
+/// This node's event ingestion.
+pub fn ingest(state: &crate::state::AppState) -> &Ingest {
+    state.part()
+}
+
 impl Ingest {
     /// `writers` is the pool the writer tasks store with (one connection each), `reads` the
     /// node's pool for the quota rebuilds' reads, `quotas` counts the games' events, and

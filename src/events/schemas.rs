@@ -1,6 +1,7 @@
 //! Event schemas: compiling a JSON Schema (draft 2020-12) for an event name's `properties`,
 //! a short per-node cache of each game's compiled schemas, and checking events against them.
 use super::input::IncomingEvent;
+use crate::store::hot::changes::{Cached, Stale};
 use crate::{error::ApiError, store::Db};
 use entity::event_schemas;
 use jsonschema::{PatternOptions, Validator};
@@ -182,4 +183,13 @@ fn clip(text: &str) -> String {
         clipped.push('…');
     }
     clipped
+}
+
+impl Cached for SchemaCache {
+    fn forget_stale(&self, stale: Stale) {
+        match stale {
+            Stale::Game(game_id) => self.forget(game_id),
+            Stale::Everything => self.forget_all(),
+        }
+    }
 }

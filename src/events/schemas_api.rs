@@ -2,10 +2,10 @@
 //! each event name, applied according to the game's `event_validation` mode (dashboard, JWT).
 use super::{input, schemas};
 use crate::{
-    api::{timestamp, ApiTags},
     auth::BearerAuth,
     error::ApiError,
     games::{require_role, Role},
+    http::{timestamp, ApiTags},
     state::AppState,
 };
 use entity::event_schemas;

@@ -50,7 +50,7 @@ pub async fn track(
         month: month_of(now),
         limit,
     };
-    let remaining = match state.ingest.writer.write(request).await {
+    let remaining = match super::ingest(state).writer.write(request).await {
         Ok(Committed::Stored { used }) => limit.saturating_sub(used),
         Ok(Committed::OverQuota { current }) => return Err(quota::exceeded(current, limit)),
         Err(error) => {
@@ -80,8 +80,7 @@ async fn check_schemas(
     if key.event_validation == "off" {
         return Ok(Vec::new());
     }
-    let schemas = state
-        .ingest
+    let schemas = super::ingest(state)
         .schemas
         .for_game(&state.db, key.game_id)
         .await?;

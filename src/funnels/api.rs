@@ -2,10 +2,10 @@
 //! write, members read) and reports under `/v1/funnels` (game side, API key).
 use super::service::{self, Mode};
 use crate::{
-    api::{timestamp, ApiTags},
     auth::{ApiKeyAuth, BearerAuth},
     error::ApiError,
     games::{access::Role, require_role},
+    http::{timestamp, ApiTags},
     state::AppState,
 };
 use entity::funnels;

@@ -2,9 +2,9 @@
 use super::{access::Role, require_role, service};
 use crate::{
     accounts::service::{self as accounts, Email},
-    api::{timestamp, ApiTags},
     auth::BearerAuth,
     error::ApiError,
+    http::{timestamp, ApiTags},
     state::AppState,
 };
 use chrono::Duration;

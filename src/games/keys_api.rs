@@ -1,9 +1,9 @@
 //! `/v1/games/{game_id}/api-keys`: create (raw key shown once), list (prefix only), revoke.
 use super::{access::Role, require_role};
 use crate::{
-    api::{timestamp, ApiTags},
     auth::{api_key, sha256_hex, BearerAuth},
     error::ApiError,
+    http::{timestamp, ApiTags},
     state::AppState,
 };
 use entity::api_keys;

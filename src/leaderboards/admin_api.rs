@@ -8,9 +8,9 @@ use super::{
     score::Score,
 };
 use crate::{
-    api::{timestamp, ApiTags},
     auth::BearerAuth,
     games::{require_role, Role},
+    http::{timestamp, ApiTags},
     state::AppState,
 };
 use chrono::{DateTime, Utc};

@@ -5,7 +5,7 @@ use super::{
     score::Score,
     service::{self, Ranked, Standing, Submission},
 };
-use crate::{api::ApiTags, auth::ApiKeyAuth, rendered::RenderedJson, state::AppState};
+use crate::{auth::ApiKeyAuth, http::ApiTags, rendered::RenderedJson, state::AppState};
 use poem_openapi::{
     param::{Path, Query},
     payload::Json,
@@ -244,7 +244,7 @@ impl LeaderboardsApi {
         )
         .await?;
         if let Some((key, version)) = &cached {
-            if let Some(page) = state.pages.get(key, version) {
+            if let Some(page) = super::pages::pages(state).get(key, version) {
                 return Ok(page);
             }
         }
@@ -267,7 +267,7 @@ impl LeaderboardsApi {
             entries: page.entries.into_iter().map(entry_view).collect(),
         });
         if let Some((key, version)) = cached {
-            state.pages.put(key, version, rendered.clone());
+            super::pages::pages(state).put(key, version, rendered.clone());
         }
         Ok(rendered)
     }

@@ -4,6 +4,7 @@ use super::{
     error::LeaderboardError,
     period::{PeriodKind, PeriodRule},
 };
+use crate::store::hot::changes::{Cached, Stale};
 use crate::{state::AppState, store::hot::leaderboards::HotBoard};
 use chrono::{DateTime, Duration, Utc};
 use entity::{leaderboard_bans, leaderboard_entries, leaderboards};
@@ -223,13 +224,14 @@ pub async fn find_cached(
     name: &BoardName,
 ) -> Result<Option<Board>, LeaderboardError> {
     let key = (game_id, name.as_str().to_string());
-    if let Some(board) = state.boards.get(&key) {
+    let cache = state.part::<std::sync::Arc<BoardCache>>();
+    if let Some(board) = cache.get(&key) {
         return Ok(Some(board));
     }
-    let generation = state.boards.generation();
+    let generation = cache.generation();
     let found = find(state, game_id, name).await?;
     if let Some(board) = &found {
-        state.boards.put(key, board.clone(), generation);
+        cache.put(key, board.clone(), generation);
     }
     Ok(found)
 }
@@ -391,7 +393,9 @@ pub async fn find_or_create_cached(
 
 /// Drops this node's cached copy of a definition, so the next use reads it again.
 pub fn forget(state: &AppState, game_id: Uuid, name: &BoardName) {
-    state.boards.forget(game_id, name);
+    state
+        .part::<std::sync::Arc<BoardCache>>()
+        .forget(game_id, name);
 }
 
 /// A change to a board's settings; `None` leaves a setting as it is, `Some(None)` clears it.
@@ -486,4 +490,13 @@ pub async fn delete(
     let hot = board.hot(&board.current_period(now), now);
     state.hot.leaderboards.expire(&hot, 0, now).await?;
     Ok(())
+}
+
+impl Cached for BoardCache {
+    fn forget_stale(&self, stale: Stale) {
+        match stale {
+            Stale::Game(game_id) => self.forget_game(Some(game_id)),
+            Stale::Everything => self.forget_game(None),
+        }
+    }
 }

@@ -7,7 +7,7 @@ use super::{
     error::LeaderboardError,
     service::{self, EntryData, Ranked, Standing, STATUS_OK, STATUS_SUSPICIOUS},
 };
-use crate::{api::timestamp, state::AppState};
+use crate::{http::timestamp, state::AppState};
 use entity::{leaderboard_bans as bans, leaderboard_entries as entries};
 use sea_orm::{
     sea_query::OnConflict, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter,

@@ -36,3 +36,8 @@ impl PageCache {
         pages.insert(key, (version, page));
     }
 }
+
+/// This node's rendered pages.
+pub fn pages(state: &crate::state::AppState) -> &PageCache {
+    state.part::<std::sync::Arc<PageCache>>()
+}

@@ -9,7 +9,7 @@ use super::{
     writer::Kept,
 };
 use crate::{
-    api::timestamp,
+    http::timestamp,
     state::AppState,
     store::group_commit::WriteError,
     store::hot::leaderboards::{sort_score, HotBoard, HotEntry, RankedEntry, Submitted},
@@ -258,8 +258,7 @@ async fn submit_to(
         updated_at: now,
     };
     // The write also checks the ban list, in the same snapshot as the keep-best upsert.
-    let kept = state
-        .scores
+    let kept = super::writer::scores(state)
         .write(row.clone())
         .await
         .map_err(|error| match error {

@@ -19,6 +19,11 @@ const COLUMNS: usize = 11;
 /// The handle submissions write through.
 pub type ScoreWriter = GroupCommit<ScoreRows>;
 
+/// This node's score writer.
+pub fn scores(state: &crate::state::AppState) -> &std::sync::Arc<ScoreWriter> {
+    state.part()
+}
+
 /// What became of one submitted row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kept {

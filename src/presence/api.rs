@@ -8,9 +8,9 @@ use super::{
     stream,
 };
 use crate::{
-    api::{timestamp, ApiTags},
     auth::{ApiKeyAuth, BearerAuth},
     games::{access::Role, require_role},
+    http::{timestamp, ApiTags},
     state::AppState,
     store::hot::presence::{PresenceEntry, PresencePage},
 };

@@ -5,11 +5,11 @@ use super::{
     service::{self, PlayerId},
 };
 use crate::{
-    api::ApiTags,
     auth::BearerAuth,
     config::json_text::JsonText,
     error::ApiError,
     games::{access::Role, require_role},
+    http::ApiTags,
     state::AppState,
 };
 use poem_openapi::{param::Path, payload::Json, ApiResponse, OpenApi};

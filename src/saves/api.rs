@@ -1,10 +1,10 @@
 //! `/v1/saves/{player_id}[/{slot}]`: cloud saves as games use them, with their API key.
 use super::service::{self, PlayerId, SaveData, SaveError, SaveKey, SlotName};
 use crate::{
-    api::{timestamp, ApiTags},
     auth::ApiKeyAuth,
     config::json_text::JsonText,
     error::ApiError,
+    http::{timestamp, ApiTags},
     state::AppState,
 };
 use poem_openapi::{

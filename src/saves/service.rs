@@ -1,7 +1,7 @@
 //! Save rules and queries. Every write is one SQL statement on one row, so a save is never
 //! half-written: creating is an INSERT that the primary key lets only one racer win, replacing
 //! is an UPDATE that only matches while the row still has the version the writer read.
-use crate::{api::timestamp, config::json_text::quoted, error::ApiError, store::Db};
+use crate::{config::json_text::quoted, error::ApiError, http::timestamp, store::Db};
 use chrono::{DateTime, Utc};
 use entity::saves;
 use sea_orm::{

@@ -642,7 +642,9 @@ async fn tracked_events_feed_the_funnel() {
     )
     .await;
     let at = |minutes: i64| {
-        playtrace::api::timestamp(app.state.now() - Duration::hours(2) + Duration::minutes(minutes))
+        playtrace::http::timestamp(
+            app.state.now() - Duration::hours(2) + Duration::minutes(minutes),
+        )
     };
     let batch = json!([
         { "event_name": "start", "session_id": "s1", "player_id": "p1", "client_timestamp": at(0) },

@@ -34,32 +34,34 @@ pub enum Stale {
     Everything,
 }
 
-/// What a node does with an announcement it receives: drop what it made stale. It runs before
-/// the announcement is acknowledged, so it must be quick and must not block.
-pub type Forget = Arc<dyn Fn(Stale) + Send + Sync>;
+/// A per-node cache of what games set up, which announcements make stale. `forget_stale` runs
+/// before the announcement is acknowledged, so it must be quick and must not block.
+pub trait Cached: Send + Sync {
+    fn forget_stale(&self, stale: Stale);
+}
 
 #[async_trait]
 pub trait Changes: Send + Sync {
-    /// Tells every node, this one included, that what it cached about `game_id` is stale, and
+    /// Tells every node, this one first, that what it cached about `game_id` is stale, and
     /// returns once they have applied it (or after a bounded wait for a node that does not
     /// answer; see `RedisChanges`).
     async fn announce(&self, game_id: Uuid) -> Result<(), HotError>;
-    /// Adds what this node does with every announcement it receives, its own included.
-    fn follow(&self, forget: Forget);
+    /// Adds a cache to those every announcement this node receives is applied to.
+    fn follow(&self, cache: Arc<dyn Cached>);
 }
 
-/// The functions announcements are handed to.
+/// The caches announcements are applied to.
 #[derive(Default)]
-struct Followers(RwLock<Vec<Forget>>);
+struct Followers(RwLock<Vec<Arc<dyn Cached>>>);
 
 impl Followers {
-    fn add(&self, forget: Forget) {
-        self.0.write().expect("followers lock").push(forget);
+    fn add(&self, cache: Arc<dyn Cached>) {
+        self.0.write().expect("followers lock").push(cache);
     }
 
     fn apply(&self, stale: Stale) {
-        for forget in self.0.read().expect("followers lock").iter() {
-            forget(stale);
+        for cache in self.0.read().expect("followers lock").iter() {
+            cache.forget_stale(stale);
         }
     }
 }
@@ -77,8 +79,8 @@ impl Changes for LocalChanges {
         Ok(())
     }
 
-    fn follow(&self, forget: Forget) {
-        self.followers.add(forget);
+    fn follow(&self, cache: Arc<dyn Cached>) {
+        self.followers.add(cache);
     }
 }
 
@@ -288,6 +290,8 @@ impl Changes for RedisChanges {
     /// Returns once every node the message reached (this one included) has acknowledged
     /// applying it, or after `ACK_WAIT`.
     async fn announce(&self, game_id: Uuid) -> Result<(), HotError> {
+        // This node forgets at once, whether or not Redis carries the announcement.
+        self.applied.followers.apply(Stale::Game(game_id));
         let mut acked = self.applied.acked.subscribe();
         let (version, receivers): (u64, u64) = self
             .script
@@ -314,7 +318,7 @@ impl Changes for RedisChanges {
         Ok(())
     }
 
-    fn follow(&self, forget: Forget) {
-        self.applied.followers.add(forget);
+    fn follow(&self, cache: Arc<dyn Cached>) {
+        self.applied.followers.add(cache);
     }
 }

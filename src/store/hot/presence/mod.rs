@@ -5,7 +5,7 @@
 //! `OFFLINE_AFTER` reads as offline and leaves the active lists at once, whether or not
 //! anything has swept it; it is forgotten after `RETAIN`.
 use super::HotError;
-use crate::api::timestamp;
+use crate::http::timestamp;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::{json, Value};
