@@ -3,9 +3,9 @@
 //! start-up (`app.rs`) and the `openapi` command; what features share over HTTP is in `http.rs`.
 use crate::error::ApiError;
 use crate::{
-    accounts::api::AuthApi,
+    accounts::dashboard_api::AuthApi,
     error::into_json_response,
-    games::{api::GamesApi, keys_api::ApiKeysApi},
+    games::{dashboard_api::GamesApi, keys_dashboard_api::ApiKeysApi},
     health::HealthApi,
     limits::RateLimit,
     state::AppState,
@@ -44,6 +44,7 @@ pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, (
         crate::presence::apis(state),
         crate::funnels::apis(state),
         crate::alerts::apis(state),
+        crate::metrics::apis(state),
         crate::saves::apis(state),
     );
     OpenApiService::new(apis, "playtrace", env!("CARGO_PKG_VERSION"))

@@ -95,6 +95,21 @@ impl ResponseError for ApiError {
     }
 }
 
+/// Lets an endpoint return a feature's error enum with `?` (`poem::Result`): implements
+/// `From<$error> for poem::Error` by way of the enum's own `From<$error> for ApiError`, which
+/// is where each variant's status and body are chosen. Each feature writes that mapping, then
+/// `crate::error::api_error!(FunnelError);` under it.
+macro_rules! api_error {
+    ($error:ty) => {
+        impl From<$error> for poem::Error {
+            fn from(error: $error) -> Self {
+                $crate::error::ApiError::from(error).into()
+            }
+        }
+    };
+}
+pub(crate) use api_error;
+
 impl From<sea_orm::DbErr> for ApiError {
     fn from(error: sea_orm::DbErr) -> Self {
         if is_unavailable(&error) {

@@ -35,3 +35,14 @@ impl Related<super::api_keys::Entity> for Entity {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl Model {
+    /// The web origins the game allows its API keys from (`allowed_origins` holds them as a JSON
+    /// array; none stored, none allowed).
+    pub fn origins(&self) -> Vec<String> {
+        self.allowed_origins
+            .as_deref()
+            .and_then(|json| serde_json::from_str(json).ok())
+            .unwrap_or_default()
+    }
+}

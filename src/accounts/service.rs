@@ -1,9 +1,9 @@
 //! Account rules: e-mails matched case-insensitively, the first account is the instance admin,
 //! 5 consecutive failures lock an account for 15 minutes, reset tokens are single use.
+use super::AccountError;
 use crate::{
     auth::{password, random_hex, sha256_hex},
     cli::Registration,
-    error::ApiError,
     state::AppState,
     store::Db,
 };
@@ -28,7 +28,7 @@ pub const STATUS_PENDING: &str = "pending";
 pub struct Email(String);
 
 impl Email {
-    pub fn parse(raw: &str) -> Result<Self, ApiError> {
+    pub fn parse(raw: &str) -> Result<Self, AccountError> {
         let email = raw.trim().to_lowercase();
         let valid = email.len() <= 254
             && email.split_once('@').is_some_and(|(local, domain)| {
@@ -43,9 +43,7 @@ impl Email {
         if valid {
             Ok(Self(email))
         } else {
-            Err(ApiError::bad_request(
-                "email must be a valid e-mail address",
-            ))
+            Err(AccountError::InvalidEmail)
         }
     }
 
@@ -54,15 +52,20 @@ impl Email {
     }
 }
 
-pub async fn find_by_email(db: &Db, email: &Email) -> Result<Option<users::Model>, ApiError> {
+pub async fn find_by_email(db: &Db, email: &Email) -> Result<Option<users::Model>, AccountError> {
     Ok(users::Entity::find()
         .filter(users::Column::Email.eq(email.as_str()))
         .one(db)
         .await?)
 }
 
-pub async fn find(db: &Db, id: Uuid) -> Result<Option<users::Model>, ApiError> {
+pub async fn find(db: &Db, id: Uuid) -> Result<Option<users::Model>, AccountError> {
     Ok(users::Entity::find_by_id(id).one(db).await?)
+}
+
+/// The account a bearer token belongs to; `Gone` once it was deleted.
+pub async fn current_user(db: &Db, id: Uuid) -> Result<users::Model, AccountError> {
+    find(db, id).await?.ok_or(AccountError::Gone)
 }
 
 /// Creates an active account. The first account of the instance becomes its admin; that is
@@ -71,19 +74,17 @@ pub async fn register(
     state: &AppState,
     email: Email,
     password_text: String,
-) -> Result<users::Model, ApiError> {
-    password::check_strength(&password_text)?;
+) -> Result<users::Model, AccountError> {
+    password::check_strength(&password_text).map_err(AccountError::Password)?;
     if state.settings.registration == Registration::Closed && admin_exists(&state.db).await? {
-        return Err(ApiError::forbidden(
-            "Registration is closed on this instance: ask an owner of a game to invite you",
-        ));
+        return Err(AccountError::RegistrationClosed);
     }
     if find_by_email(&state.db, &email).await?.is_some() {
-        return Err(ApiError::conflict(
-            "An account with this email already exists",
-        ));
+        return Err(AccountError::EmailTaken);
     }
-    let hash = password::hash(password_text).await?;
+    let hash = password::hash(password_text)
+        .await
+        .map_err(AccountError::Password)?;
     let id = Uuid::now_v7();
     let now = state.now();
     let user = users::ActiveModel {
@@ -102,9 +103,7 @@ pub async fn register(
     {
         Ok(user) => user,
         Err(e) if crate::error::is_constraint_violation(&e) => {
-            return Err(ApiError::conflict(
-                "An account with this email already exists",
-            ))
+            return Err(AccountError::EmailTaken)
         }
         Err(e) => return Err(e.into()),
     };
@@ -117,14 +116,14 @@ pub async fn register(
 }
 
 /// True once the instance has its first account (the admin).
-async fn admin_exists(db: &Db) -> Result<bool, ApiError> {
+async fn admin_exists(db: &Db) -> Result<bool, AccountError> {
     Ok(settings::Entity::find_by_id("admin_user_id".to_string())
         .one(db)
         .await?
         .is_some())
 }
 
-async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, ApiError> {
+async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, AccountError> {
     let claimed = settings::Entity::insert(settings::ActiveModel {
         key: Set("admin_user_id".into()),
         value: Set(user_id.to_string()),
@@ -139,53 +138,30 @@ async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, ApiError> {
     Ok(claimed == 1)
 }
 
-#[derive(Debug)]
-pub enum LoginFailure {
-    WrongCredentials,
-    Locked,
-    Pending,
-}
-
-impl From<LoginFailure> for ApiError {
-    fn from(failure: LoginFailure) -> Self {
-        match failure {
-            LoginFailure::WrongCredentials => ApiError::unauthorized("Invalid email or password"),
-            LoginFailure::Locked => ApiError::forbidden(
-                "Account locked after too many failed login attempts; try again in 15 minutes or reset your password",
-            )
-            .with("code", "ACCOUNT_LOCKED"),
-            LoginFailure::Pending => ApiError::forbidden(
-                "Account not activated yet; set a password with the link in your invitation e-mail",
-            )
-            .with("code", "ACCOUNT_PENDING"),
-        }
-    }
-}
-
 /// Checks credentials. Unknown e-mails run a dummy verify, so timing and message are the same
 /// as for a wrong password.
 pub async fn login(
     state: &AppState,
     email: &str,
     password_text: String,
-) -> Result<users::Model, ApiError> {
+) -> Result<users::Model, AccountError> {
     let now = state.now();
     let user = match Email::parse(email) {
         Ok(email) => find_by_email(&state.db, &email).await?,
         Err(_) => None,
     };
     let Some(user) = user else {
-        password::verify(password_text, None).await?;
-        return Err(LoginFailure::WrongCredentials.into());
+        verify(password_text, None).await?;
+        return Err(AccountError::WrongCredentials);
     };
     if user.locked_until.is_some_and(|until| until > now) {
-        return Err(LoginFailure::Locked.into());
+        return Err(AccountError::Locked);
     }
     if user.status == STATUS_PENDING {
-        password::verify(password_text, None).await?;
-        return Err(LoginFailure::Pending.into());
+        verify(password_text, None).await?;
+        return Err(AccountError::Pending);
     }
-    if password::verify(password_text, user.password_hash.clone()).await? {
+    if verify(password_text, user.password_hash.clone()).await? {
         if user.failed_logins != 0 || user.locked_until.is_some() {
             let mut active: users::ActiveModel = user.clone().into();
             active.failed_logins = Set(0);
@@ -195,14 +171,20 @@ pub async fn login(
         return Ok(user);
     }
     if record_failure(&state.db, user.id, now).await? {
-        return Err(LoginFailure::Locked.into());
+        return Err(AccountError::Locked);
     }
-    Err(LoginFailure::WrongCredentials.into())
+    Err(AccountError::WrongCredentials)
+}
+
+async fn verify(password_text: String, stored: Option<String>) -> Result<bool, AccountError> {
+    password::verify(password_text, stored)
+        .await
+        .map_err(AccountError::Password)
 }
 
 /// Counts one failed login in a single statement (no lost updates under concurrent attempts)
 /// and locks the account when the count reaches the limit. True when this failure locked it.
-async fn record_failure(db: &Db, user_id: Uuid, now: DateTime<Utc>) -> Result<bool, ApiError> {
+async fn record_failure(db: &Db, user_id: Uuid, now: DateTime<Utc>) -> Result<bool, AccountError> {
     let locked_until = now + Duration::minutes(LOCKOUT_MINUTES);
     let backend = db.get_database_backend();
     db.execute_raw(Statement::from_sql_and_values(
@@ -229,7 +211,7 @@ pub async fn create_reset_token(
     user_id: Uuid,
     now: DateTime<Utc>,
     lifetime: Duration,
-) -> Result<String, ApiError> {
+) -> Result<String, AccountError> {
     let token = random_hex(32);
     password_reset_tokens::Entity::insert(password_reset_tokens::ActiveModel {
         token_hash: Set(sha256_hex(&token)),
@@ -251,7 +233,7 @@ pub fn forgot_password(state: &AppState, email: &str) {
     };
     let state = state.clone();
     tokio::spawn(async move {
-        let result: Result<(), ApiError> = async {
+        let result: Result<(), AccountError> = async {
             let Some(user) = find_by_email(&state.db, &email).await? else { return Ok(()) };
             let now = state.now();
             let token = create_reset_token(&state.db, user.id, now, Duration::minutes(RESET_TOKEN_MINUTES)).await?;
@@ -279,10 +261,10 @@ pub async fn reset_password(
     state: &AppState,
     token: &str,
     new_password: String,
-) -> Result<(), ApiError> {
-    password::check_strength(&new_password)?;
+) -> Result<(), AccountError> {
+    password::check_strength(&new_password).map_err(AccountError::Password)?;
     let now = state.now();
-    let invalid = || ApiError::bad_request("Invalid or expired reset token");
+    let invalid = || AccountError::InvalidResetToken;
     let hash = sha256_hex(token.trim());
     let Some(stored) = password_reset_tokens::Entity::find_by_id(hash.clone())
         .one(&state.db)
@@ -303,7 +285,9 @@ pub async fn reset_password(
     if consumed.rows_affected != 1 {
         return Err(invalid());
     }
-    let password_hash = password::hash(new_password).await?;
+    let password_hash = password::hash(new_password)
+        .await
+        .map_err(AccountError::Password)?;
     users::Entity::update_many()
         .col_expr(
             users::Column::PasswordHash,
@@ -325,4 +309,51 @@ pub async fn reset_password(
         .exec(&state.db)
         .await?;
     Ok(())
+}
+
+/// Creates a pending account for an unknown invitee to `game_name` and e-mails them a token to
+/// set a password (valid `INVITATION_TOKEN_DAYS`). The e-mail goes out in the background.
+pub async fn invite(
+    state: &AppState,
+    email: &Email,
+    game_name: &str,
+) -> Result<users::Model, AccountError> {
+    let now = state.now();
+    let user = users::Model {
+        id: Uuid::now_v7(),
+        email: email.as_str().to_string(),
+        password_hash: None,
+        status: STATUS_PENDING.into(),
+        is_admin: false,
+        failed_logins: 0,
+        locked_until: None,
+        created_at: now,
+    };
+    users::Entity::insert(users::ActiveModel::from(user.clone()))
+        .exec_without_returning(&state.db)
+        .await?;
+    let token = create_reset_token(
+        &state.db,
+        user.id,
+        now,
+        Duration::days(INVITATION_TOKEN_DAYS),
+    )
+    .await?;
+    let body = format!(
+        "You have been invited to the game \"{game_name}\" on playtrace.\n\n\
+         Set your password to activate your account: {}/reset-password?token={token}\n\
+         Token: {token}\n\nThe invitation is valid for 7 days.",
+        state.public_url
+    );
+    let mailer = state.mailer.clone();
+    let to = email.as_str().to_string();
+    tokio::spawn(async move {
+        if let Err(error) = mailer
+            .send(&to, "You have been invited to playtrace", &body)
+            .await
+        {
+            tracing::warn!(error = %error, "invitation e-mail failed");
+        }
+    });
+    Ok(user)
 }

@@ -18,7 +18,6 @@ pub const MAX_NAME_LENGTH: usize = 128;
 pub const MAX_DESCRIPTION_LENGTH: usize = 1000;
 pub const MAX_ICON_URL_LENGTH: usize = 2048;
 pub const MAX_POINTS: i64 = 1_000_000;
-pub const MAX_PLAYER_ID_LENGTH: usize = 128;
 /// What a hidden achievement shows for its name and description while locked.
 pub const HIDDEN_TEXT: &str = "???";
 /// How long a node reuses a game's player count before counting again.
@@ -37,6 +36,12 @@ pub enum AchievementError {
     Store(#[from] sea_orm::DbErr),
 }
 
+impl From<crate::player::InvalidPlayerId> for AchievementError {
+    fn from(error: crate::player::InvalidPlayerId) -> Self {
+        Self::Invalid(error.to_string())
+    }
+}
+
 impl From<AchievementError> for ApiError {
     fn from(error: AchievementError) -> Self {
         match error {
@@ -48,11 +53,7 @@ impl From<AchievementError> for ApiError {
     }
 }
 
-impl From<AchievementError> for poem::Error {
-    fn from(error: AchievementError) -> Self {
-        ApiError::from(error).into()
-    }
-}
+crate::error::api_error!(AchievementError);
 
 fn invalid(message: &str) -> AchievementError {
     AchievementError::Invalid(message.to_string())
@@ -109,14 +110,6 @@ pub fn parse_points(raw: i64) -> Result<i32, AchievementError> {
         return Err(invalid("points must be an integer from 0 to 1000000"));
     }
     Ok(raw as i32)
-}
-
-/// A player id as the game sends it: 1 to 128 characters.
-pub fn parse_player_id(raw: &str) -> Result<String, AchievementError> {
-    if raw.trim().is_empty() || raw.chars().count() > MAX_PLAYER_ID_LENGTH {
-        return Err(invalid("player_id must be 1 to 128 characters"));
-    }
-    Ok(raw.to_string())
 }
 
 /// A validated definition, ready to store.

@@ -1,26 +1,23 @@
-//! Evaluating a rule (current value against its baseline), firing it at most once per 60
-//! minutes across any number of workers, and the worker job that does this for every rule.
+//! Judging a rule: reading its metric, comparing the current value against its baseline and
+//! threshold, deciding whether it fires (at most once per 60 minutes across any number of
+//! workers), recording the firing in the history, and the worker job that does this for every
+//! rule. Sending the notifications of a firing is `deliver`'s.
 //!
 //! Firing is guarded twice: a short lease in the hot store (`Locks`) keeps two workers from
 //! firing the same rule at the same moment, and a conditional update of `last_fired_at` in the
 //! cold store (only when it is empty or at least 60 minutes old, as `state.now()` sees it)
 //! decides the cooldown durably, even if the lease expired or Redis was flushed.
-use super::{
-    metrics::{self, Buckets, Point, Scope},
-    rules::AlertType,
-};
+use super::{deliver, rules::AlertType, AlertError};
 use crate::{
-    error::ApiError,
-    funnels::service::round2,
     http::timestamp,
-    notify::{email::Delivery, webhook},
+    metrics::{self, Buckets, Point, Scope},
+    query::{midnight, round2},
     state::AppState,
 };
 use chrono::{DateTime, Duration, DurationRound, Utc};
-use entity::{alert_history, alert_rules, games};
+use entity::{alert_history, alert_rules};
 use futures_util::StreamExt;
 use sea_orm::{sea_query::Expr, ColumnTrait, Condition, EntityTrait, QueryFilter};
-use serde_json::json;
 use std::sync::{
     atomic::{AtomicBool, Ordering},
     Arc,
@@ -55,7 +52,7 @@ pub struct Outcome {
     pub history: Option<alert_history::Model>,
 }
 
-fn rule_type(rule: &alert_rules::Model) -> AlertType {
+pub(super) fn rule_type(rule: &alert_rules::Model) -> AlertType {
     AlertType::parse(&rule.alert_type).unwrap_or(AlertType::CrashSpike)
 }
 
@@ -69,7 +66,7 @@ fn rule_type(rule: &alert_rules::Model) -> AlertType {
 pub async fn evaluate(
     state: &AppState,
     rule: &alert_rules::Model,
-) -> Result<Evaluation, sea_orm::DbErr> {
+) -> Result<Evaluation, AlertError> {
     let kind = rule_type(rule);
     let now = state
         .now()
@@ -93,7 +90,7 @@ pub async fn evaluate(
             count: days as usize + 1,
         },
         AlertType::RetentionDrop => {
-            let newest_cohort = metrics::midnight(now.date_naive()) - Duration::days(8);
+            let newest_cohort = midnight(now.date_naive()) - Duration::days(8);
             Buckets {
                 start: newest_cohort - Duration::days(days),
                 seconds: 86_400,
@@ -204,7 +201,7 @@ fn judge(
 }
 
 /// A number for people: no trailing zeros beyond two decimals.
-fn number(value: f64) -> String {
+pub(super) fn number(value: f64) -> String {
     let text = format!("{:.2}", value);
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
@@ -215,7 +212,7 @@ fn number(value: f64) -> String {
 pub async fn evaluate_and_fire(
     state: &AppState,
     rule: &alert_rules::Model,
-) -> Result<Outcome, ApiError> {
+) -> Result<Outcome, AlertError> {
     let evaluation = evaluate(state, rule).await?;
     let not_fired = |reason: String, evaluation: Evaluation| Outcome {
         evaluation,
@@ -271,14 +268,14 @@ pub async fn evaluate_and_fire(
     }
 }
 
-/// Claims the firing in the cold store, then notifies and records it. `None` when the rule
-/// fired less than 60 minutes ago.
+/// Claims the firing in the cold store, then notifies (`deliver`) and records it. `None` when
+/// the rule fired less than 60 minutes ago.
 async fn fire_unless_cooling_down(
     state: &AppState,
     rule: &alert_rules::Model,
     evaluation: &Evaluation,
     now: DateTime<Utc>,
-) -> Result<Option<alert_history::Model>, ApiError> {
+) -> Result<Option<alert_history::Model>, AlertError> {
     let cutoff = now - Duration::minutes(COOLDOWN_MINUTES);
     let claimed = alert_rules::Entity::update_many()
         .col_expr(alert_rules::Column::LastFiredAt, Expr::value(now))
@@ -293,25 +290,7 @@ async fn fire_unless_cooling_down(
     if claimed.rows_affected == 0 {
         return Ok(None);
     }
-    let game_name = games::Entity::find_by_id(rule.game_id)
-        .one(&state.db)
-        .await?
-        .map(|g| g.name)
-        .unwrap_or_else(|| rule.game_id.to_string());
-    let kind = rule_type(rule);
-    let (email_status, email_error) =
-        send_email(state, rule, kind, &game_name, evaluation, now).await;
-    let (webhook_status, webhook_error) = match &rule.discord_webhook_url {
-        Some(url) => {
-            let body = alert_embed(rule, kind, &game_name, evaluation, now);
-            match webhook::post_json(url, &body, state.settings.allow_private_webhooks).await {
-                Ok(()) => ("sent", None),
-                Err(error) => ("failed", Some(format!("webhook: {error}"))),
-            }
-        }
-        None => ("skipped", None),
-    };
-    let errors: Vec<String> = [email_error, webhook_error].into_iter().flatten().collect();
+    let delivered = deliver::notify(state, rule, evaluation, now).await?;
     let record = alert_history::Model {
         id: Uuid::now_v7(),
         rule_id: rule.id,
@@ -321,102 +300,24 @@ async fn fire_unless_cooling_down(
         current_value: evaluation.current,
         baseline_value: evaluation.baseline,
         change_percent: evaluation.change_percent,
-        email_status: email_status.into(),
-        webhook_status: webhook_status.into(),
-        error: (!errors.is_empty()).then(|| errors.join("; ")),
+        email_status: delivered.email_status.into(),
+        webhook_status: delivered.webhook_status.into(),
+        error: delivered.error,
         triggered_at: now,
     };
     alert_history::Entity::insert(alert_history::ActiveModel::from(record.clone()))
         .exec_without_returning(&state.db)
         .await?;
-    tracing::info!(email_status, webhook_status, "alert fired");
+    tracing::info!(
+        email_status = delivered.email_status,
+        webhook_status = delivered.webhook_status,
+        "alert fired"
+    );
     Ok(Some(record))
 }
 
-async fn send_email(
-    state: &AppState,
-    rule: &alert_rules::Model,
-    kind: AlertType,
-    game_name: &str,
-    evaluation: &Evaluation,
-    now: DateTime<Utc>,
-) -> (&'static str, Option<String>) {
-    let subject = format!("[playtrace] {}: {} ({game_name})", kind.label(), rule.name);
-    let body = format!(
-        "The alert rule \"{name}\" fired for the game \"{game_name}\".\n\n\
-         Type: {label}\n\
-         Current value: {current}\n\
-         Baseline value: {baseline}\n\
-         Change from baseline: {change:+.2}%\n\
-         Threshold: {threshold} x baseline\n\
-         Comparison window: {window} hours\n\
-         Triggered at: {at}\n\n\
-         {reason}\n\n\
-         This rule fires at most once per hour.\n",
-        name = rule.name,
-        label = kind.label(),
-        current = number(evaluation.current),
-        baseline = number(evaluation.baseline),
-        change = evaluation.change_percent,
-        threshold = number(rule.threshold),
-        window = rule.comparison_window_hours,
-        at = timestamp(now),
-        reason = evaluation.reason,
-    );
-    match state.mailer.send(&rule.email, &subject, &body).await {
-        Ok(Delivery::Sent) => ("sent", None),
-        Ok(Delivery::Skipped) => ("skipped", None),
-        Err(error) => ("failed", Some(format!("email: {error}"))),
-    }
-}
-
-/// The Discord-compatible embed of a firing.
-pub fn alert_embed(
-    rule: &alert_rules::Model,
-    kind: AlertType,
-    game_name: &str,
-    evaluation: &Evaluation,
-    now: DateTime<Utc>,
-) -> serde_json::Value {
-    let field = |name: &str, value: String| json!({ "name": name, "value": value, "inline": true });
-    json!({
-        "embeds": [{
-            "title": format!("{}: {}", kind.label(), rule.name),
-            "description": evaluation.reason,
-            "color": kind.color(),
-            "fields": [
-                field("Game", game_name.to_string()),
-                field("Current", number(evaluation.current)),
-                field("Baseline", number(evaluation.baseline)),
-                field("Change", format!("{:+.2}%", evaluation.change_percent)),
-                field("Threshold", format!("{} x baseline", number(rule.threshold))),
-                field("Window", format!("{} h", rule.comparison_window_hours)),
-            ],
-            "timestamp": timestamp(now),
-        }]
-    })
-}
-
-/// The embed `test-webhook` sends.
-pub fn test_embed(rule: &alert_rules::Model, now: DateTime<Utc>) -> serde_json::Value {
-    let kind = rule_type(rule);
-    json!({
-        "embeds": [{
-            "title": format!("Test message: {}", rule.name),
-            "description": format!(
-                "This is a test of the playtrace alert rule \"{}\" ({}). When it fires, its alerts arrive here.",
-                rule.name,
-                kind.label()
-            ),
-            "color": kind.color(),
-            "fields": [{ "name": "Type", "value": kind.as_str(), "inline": true }],
-            "timestamp": timestamp(now),
-        }]
-    })
-}
-
 /// One pass of the worker: every enabled rule, a few at a time.
-pub async fn run_all(state: &AppState) -> Result<usize, ApiError> {
+pub async fn run_all(state: &AppState) -> Result<usize, AlertError> {
     let rules = alert_rules::Entity::find()
         .filter(alert_rules::Column::Enabled.eq(true))
         .all(&state.db)

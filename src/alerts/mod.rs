@@ -1,23 +1,23 @@
-//! Game metrics and alert rules: the metric series (`metrics`), rule validation (`rules`),
-//! evaluation, firing and the worker job (`evaluate`), and their endpoints.
+//! Alert rules: rule validation (`rules`), storing and reading them (`service`), judging and
+//! firing them and the worker job (`evaluate`), sending a firing's e-mail and webhook message
+//! (`deliver`), and their endpoints. The metric series they compare come from the `metrics`
+//! feature.
 use crate::state::AppState;
 
-pub mod api;
+pub mod dashboard_api;
+pub mod deliver;
+pub mod error;
 pub mod evaluate;
-pub mod metrics;
-pub mod metrics_api;
 pub mod rules;
+pub mod service;
+
+pub use error::AlertError;
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
-    (
-        api::AlertsApi {
-            state: state.clone(),
-        },
-        metrics_api::MetricsApi {
-            state: state.clone(),
-        },
-    )
+    dashboard_api::AlertsApi {
+        state: state.clone(),
+    }
 }
 
 /// Adds this feature's scheduled jobs to the worker: alert evaluation every

@@ -1,6 +1,6 @@
 //! Alert kinds and the validated parts of a rule.
-use super::metrics::Metric;
-use crate::{error::ApiError, notify::webhook};
+use super::AlertError;
+use crate::{metrics::Metric, notify::webhook};
 
 /// The five alert kinds of interface 2.9.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,9 +21,9 @@ impl AlertType {
         Self::RetentionDrop,
     ];
 
-    pub fn parse(raw: &str) -> Result<Self, ApiError> {
+    pub fn parse(raw: &str) -> Result<Self, AlertError> {
         Self::ALL.into_iter().find(|t| t.as_str() == raw).ok_or_else(|| {
-            ApiError::bad_request("type must be one of: crash_spike, log_error_spike, revenue_drop, dau_drop, retention_drop")
+            AlertError::invalid("type must be one of: crash_spike, log_error_spike, revenue_drop, dau_drop, retention_drop")
         })
     }
 
@@ -80,53 +80,48 @@ pub const MAX_WINDOW_HOURS: i64 = 2160;
 /// A game keeps at most this many rules.
 pub const MAX_RULES_PER_GAME: u64 = 100;
 
-pub fn parse_name(raw: &str) -> Result<String, ApiError> {
+pub fn parse_name(raw: &str) -> Result<String, AlertError> {
     let name = raw.trim();
     if name.is_empty() || name.chars().count() > 100 {
-        return Err(ApiError::bad_request("name must be 1 to 100 characters"));
+        return Err(AlertError::invalid("name must be 1 to 100 characters"));
     }
     Ok(name.to_string())
 }
 
-pub fn parse_threshold(raw: f64) -> Result<f64, ApiError> {
+pub fn parse_threshold(raw: f64) -> Result<f64, AlertError> {
     if !raw.is_finite() || raw <= 0.0 || raw > 1000.0 {
-        return Err(ApiError::bad_request(
+        return Err(AlertError::invalid(
             "threshold must be a number above 0 (at most 1000)",
         ));
     }
     Ok(raw)
 }
 
-pub fn parse_window(raw: i64) -> Result<i32, ApiError> {
+pub fn parse_window(raw: i64) -> Result<i32, AlertError> {
     if !(1..=MAX_WINDOW_HOURS).contains(&raw) {
-        return Err(ApiError::bad_request(
+        return Err(AlertError::invalid(
             "comparison_window_hours must be 1 to 2160",
         ));
     }
     Ok(raw as i32)
 }
 
-pub fn parse_environment(raw: &str) -> Result<String, ApiError> {
-    match raw {
-        "development" | "production" => Ok(raw.to_string()),
-        _ => Err(ApiError::bad_request(
-            "environment must be development or production",
-        )),
-    }
+pub fn parse_environment(raw: &str) -> Result<String, AlertError> {
+    Ok(crate::query::parse_environment(raw)?.to_string())
 }
 
 /// An http(s) webhook URL; an empty string means none. Unless private targets are allowed,
 /// a URL whose host is, or resolves to, an internal address is refused here already (it is
 /// checked again on every send, since DNS answers change).
-pub async fn parse_webhook(raw: &str, allow_private: bool) -> Result<Option<String>, ApiError> {
+pub async fn parse_webhook(raw: &str, allow_private: bool) -> Result<Option<String>, AlertError> {
     let raw = raw.trim();
     if raw.is_empty() {
         return Ok(None);
     }
     let url = webhook::parse_url(raw)
-        .map_err(|_| ApiError::bad_request("discord_webhook_url must be an http or https URL"))?;
+        .map_err(|_| AlertError::invalid("discord_webhook_url must be an http or https URL"))?;
     match webhook::check(&url, allow_private, std::time::Duration::from_secs(3)).await {
-        Err(webhook::WebhookError::Forbidden) => Err(ApiError::bad_request(
+        Err(webhook::WebhookError::Forbidden) => Err(AlertError::invalid(
             "discord_webhook_url must not point to a loopback, private, link-local or metadata address",
         )),
         // Unresolvable right now is not proof of anything; the send-time check decides.

@@ -1,16 +1,11 @@
 //! Game API keys: 256 random bits, shown once, stored as SHA-256. Lookups go through a short
 //! per-node cache so the hot path costs no database round trip.
-use crate::store::hot::changes::{Cached, Stale};
+use crate::store::node_cache::{NodeCache, Policy};
 use crate::store::Db;
 use entity::{api_keys, games};
-use parking_lot::Mutex;
 use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter};
 use std::{
-    collections::HashMap,
-    sync::{
-        atomic::{AtomicU64, Ordering},
-        Arc,
-    },
+    sync::Arc,
     time::{Duration, Instant},
 };
 use uuid::Uuid;
@@ -52,23 +47,33 @@ pub fn shown_prefix(key: &str) -> String {
     key.chars().take(SHOWN_PREFIX_LEN).collect()
 }
 
-#[derive(Default)]
-pub struct KeyCache {
-    entries: Mutex<HashMap<String, (Option<Arc<KeyContext>>, Instant)>>,
-    /// Bumped by every forget: a lookup that started before one does not cache what it read.
-    generation: AtomicU64,
+/// Per-node cache of key lookups by key hash, unknown and revoked keys (`None`) included.
+pub type KeyCache = NodeCache<KeyLookups>;
+
+/// What `KeyCache` holds: a key's context by the key's hash, for `CACHE_TTL`. A game's change
+/// forgets its keys; an unknown key belongs to no game and waits out its time to live.
+pub struct KeyLookups;
+
+impl Policy for KeyLookups {
+    type Key = String;
+    type Value = Option<Arc<KeyContext>>;
+    type Moment = Instant;
+    const TTL: Duration = CACHE_TTL;
+    /// Swept once it holds more than 50 000 keys.
+    const SWEEP_AT: usize = 50_001;
+    fn game(_: &String, context: &Option<Arc<KeyContext>>) -> Option<Uuid> {
+        context.as_ref().map(|c| c.game_id)
+    }
 }
 
 impl KeyCache {
     /// The key's context, or `None` for an unknown or revoked key.
     pub async fn resolve(&self, db: &Db, raw_key: &str) -> Result<Option<Arc<KeyContext>>, DbErr> {
         let hash = crate::auth::sha256_hex(raw_key);
-        if let Some((context, at)) = self.entries.lock().get(&hash) {
-            if at.elapsed() < CACHE_TTL {
-                return Ok(context.clone());
-            }
+        if let Some(context) = self.get(&hash) {
+            return Ok(context);
         }
-        let generation = self.generation.load(Ordering::Acquire);
+        let generation = self.generation();
         let found = api_keys::Entity::find()
             .filter(api_keys::Column::KeyHash.eq(hash.clone()))
             .filter(api_keys::Column::RevokedAt.is_null())
@@ -82,41 +87,12 @@ impl KeyCache {
                 game_id: game.id,
                 environment: key.environment,
                 rate_limit_per_minute: game.rate_limit_per_minute.map(|l| l.max(0) as u64),
-                allowed_origins: crate::games::service::origins_of(&game),
+                allowed_origins: game.origins(),
                 tier: game.tier,
                 event_validation: game.event_validation,
             }))
         });
-        let mut entries = self.entries.lock();
-        if self.generation.load(Ordering::Acquire) != generation {
-            return Ok(context);
-        }
-        if entries.len() > 50_000 {
-            entries.retain(|_, (_, at)| at.elapsed() < CACHE_TTL);
-        }
-        entries.insert(hash, (context.clone(), Instant::now()));
+        self.put(hash, context.clone(), generation);
         Ok(context)
-    }
-
-    /// Forgets every cached key of `game_id` (after a revoke, a game change or deletion).
-    pub fn forget_game(&self, game_id: Uuid) {
-        let mut entries = self.entries.lock();
-        self.generation.fetch_add(1, Ordering::AcqRel);
-        entries.retain(|_, (context, _)| context.as_ref().map(|c| c.game_id) != Some(game_id));
-    }
-
-    pub fn forget_all(&self) {
-        let mut entries = self.entries.lock();
-        self.generation.fetch_add(1, Ordering::AcqRel);
-        entries.clear();
-    }
-}
-
-impl Cached for KeyCache {
-    fn forget_stale(&self, stale: Stale) {
-        match stale {
-            Stale::Game(game_id) => self.forget_game(game_id),
-            Stale::Everything => self.forget_all(),
-        }
     }
 }

@@ -3,28 +3,21 @@
 //! The cache keeps, per game, the finished response body and its ETag for `CACHE_TTL`. A change
 //! made through this node empties its entry at once; other nodes notice within `CACHE_TTL`
 //! (they never hold an entry longer), so a game polling any node sees a change within a second.
-use super::json_text::quoted;
-use crate::store::hot::changes::{Cached, Stale};
+use crate::http::json_text::quoted;
+use crate::store::node_cache::{NodeCache, Policy};
 use crate::{error::ApiError, http::timestamp, state::AppState};
 use bytes::Bytes;
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use entity::game_configs;
-use parking_lot::Mutex;
 use sea_orm::{sea_query::OnConflict, ActiveValue::Set, EntityTrait};
 use serde_json::Value;
-use std::{
-    collections::HashMap,
-    sync::{
-        atomic::{AtomicU64, Ordering},
-        Arc,
-    },
-};
+use std::{sync::Arc, time::Duration};
 use uuid::Uuid;
 
 /// Largest config accepted, measured as the compact JSON serialization of `values`.
 pub const MAX_CONFIG_BYTES: usize = 256 * 1024;
 /// How long a node serves a config from memory before reading the cold store again.
-pub const CACHE_TTL: Duration = Duration::seconds(1);
+pub const CACHE_TTL: Duration = Duration::from_secs(1);
 /// Entries kept before expired ones are swept.
 const SWEEP_AT: usize = 10_000;
 
@@ -126,11 +119,10 @@ pub async fn store(
 pub struct Published {
     pub body: Bytes,
     pub etag: String,
-    fetched_at: DateTime<Utc>,
 }
 
 impl Published {
-    fn new(config: StoredConfig, fetched_at: DateTime<Utc>) -> Self {
+    fn new(config: StoredConfig) -> Self {
         let updated_at = config
             .updated_at
             .map(|at| quoted(&timestamp(at)))
@@ -144,7 +136,6 @@ impl Published {
         Self {
             body: Bytes::from(body),
             etag,
-            fetched_at,
         }
     }
 
@@ -159,54 +150,33 @@ impl Published {
 }
 
 /// Per-node cache of published configs.
-#[derive(Default)]
-pub struct ConfigCache {
-    entries: Mutex<HashMap<Uuid, Arc<Published>>>,
-    /// Bumped by every change made through this node: a read that started before a change
-    /// does not put what it read into the cache.
-    generation: AtomicU64,
+pub type ConfigCache = NodeCache<PublishedConfigs>;
+
+/// What `ConfigCache` holds: a game's published config by its id, for `CACHE_TTL` of the
+/// application's clock.
+pub struct PublishedConfigs;
+
+impl Policy for PublishedConfigs {
+    type Key = Uuid;
+    type Value = Arc<Published>;
+    type Moment = DateTime<Utc>;
+    const TTL: Duration = CACHE_TTL;
+    const SWEEP_AT: usize = SWEEP_AT;
+    fn game(game_id: &Uuid, _: &Arc<Published>) -> Option<Uuid> {
+        Some(*game_id)
+    }
 }
 
 impl ConfigCache {
     pub async fn get(&self, state: &AppState, game_id: Uuid) -> Result<Arc<Published>, ApiError> {
         let now = state.now();
-        if let Some(entry) = self.entries.lock().get(&game_id) {
-            let age = now - entry.fetched_at;
-            if age >= Duration::zero() && age < CACHE_TTL {
-                return Ok(entry.clone());
-            }
+        if let Some(published) = self.get_at(&game_id, now) {
+            return Ok(published);
         }
-        let generation = self.generation.load(Ordering::Acquire);
-        let published = Arc::new(Published::new(load(state, game_id).await?, now));
-        let mut entries = self.entries.lock();
-        if self.generation.load(Ordering::Acquire) == generation {
-            if entries.len() >= SWEEP_AT {
-                entries.retain(|_, entry| now - entry.fetched_at < CACHE_TTL);
-            }
-            entries.insert(game_id, published.clone());
-        }
+        let generation = self.generation();
+        let published = Arc::new(Published::new(load(state, game_id).await?));
+        self.put_at(game_id, published.clone(), generation, now);
         Ok(published)
-    }
-
-    pub fn forget(&self, game_id: Uuid) {
-        let mut entries = self.entries.lock();
-        self.generation.fetch_add(1, Ordering::AcqRel);
-        entries.remove(&game_id);
-    }
-
-    pub fn forget_all(&self) {
-        let mut entries = self.entries.lock();
-        self.generation.fetch_add(1, Ordering::AcqRel);
-        entries.clear();
-    }
-}
-
-impl Cached for ConfigCache {
-    fn forget_stale(&self, stale: Stale) {
-        match stale {
-            Stale::Game(game_id) => self.forget(game_id),
-            Stale::Everything => self.forget_all(),
-        }
     }
 }
 

@@ -1,11 +1,14 @@
 //! Event ingestion: `POST /v1/track`, quotas, event schemas and the group-commit writer.
 pub mod api;
+pub mod dashboard_api;
+pub mod error;
 pub mod input;
 pub mod quota;
 pub mod schemas;
-pub mod schemas_api;
 pub mod service;
 pub mod writer;
+
+pub use error::EventError;
 
 use crate::{
     state::AppState,
@@ -19,7 +22,7 @@ pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
         api::TrackApi {
             state: state.clone(),
         },
-        schemas_api::EventSchemasApi {
+        dashboard_api::EventSchemasApi {
             state: state.clone(),
         },
     )

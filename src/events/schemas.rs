@@ -1,19 +1,22 @@
 //! Event schemas: compiling a JSON Schema (draft 2020-12) for an event name's `properties`,
-//! a short per-node cache of each game's compiled schemas, and checking events against them.
-use super::input::IncomingEvent;
-use crate::store::hot::changes::{Cached, Stale};
-use crate::{error::ApiError, store::Db};
+//! storing them per game and event name, a short per-node cache of each game's compiled
+//! schemas, and checking events against them.
+use super::{
+    input::{self, IncomingEvent},
+    EventError,
+};
+use crate::store::node_cache::{NodeCache, Policy};
+use crate::{state::AppState, store::Db};
 use entity::event_schemas;
 use jsonschema::{PatternOptions, Validator};
-use parking_lot::Mutex;
-use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter};
+use sea_orm::{
+    sea_query::OnConflict, ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
+    TransactionTrait,
+};
 use serde_json::Value;
 use std::{
     collections::HashMap,
-    sync::{
-        atomic::{AtomicU64, Ordering},
-        Arc,
-    },
+    sync::Arc,
     time::{Duration, Instant},
 };
 use uuid::Uuid;
@@ -37,16 +40,16 @@ pub struct Violation {
 }
 
 /// Checks and compiles a schema sent by the dashboard.
-pub fn compile(schema: &Value) -> Result<Validator, ApiError> {
+pub fn compile(schema: &Value) -> Result<Validator, EventError> {
     if !schema.is_object() && !schema.is_boolean() {
-        return Err(ApiError::bad_request(
+        return Err(EventError::invalid(
             "A JSON Schema must be an object or a boolean",
         ));
     }
     if let Some(dialect) = schema.get("$schema") {
         let dialect = dialect.as_str().unwrap_or_default().trim_end_matches('#');
         if dialect != DRAFT_2020_12 {
-            return Err(ApiError::bad_request(format!(
+            return Err(EventError::invalid(format!(
                 "Only JSON Schema draft 2020-12 is supported ($schema {DRAFT_2020_12})"
             )));
         }
@@ -56,18 +59,95 @@ pub fn compile(schema: &Value) -> Result<Validator, ApiError> {
         .unwrap_or(usize::MAX)
         > MAX_SCHEMA_BYTES
     {
-        return Err(ApiError::payload_too_large(format!(
-            "A schema may be at most {MAX_SCHEMA_BYTES} bytes"
-        )));
+        return Err(EventError::SchemaTooLarge);
     }
     jsonschema::draft202012::options()
         // Linear-time regular expressions: a `pattern` from a dashboard user must not be able
         // to stall ingestion with catastrophic backtracking.
         .with_pattern_options(PatternOptions::regex())
         .build(schema)
-        .map_err(|e| {
-            ApiError::bad_request(format!("Invalid JSON Schema: {}", clip(&e.to_string())))
-        })
+        .map_err(|e| EventError::invalid(format!("Invalid JSON Schema: {}", clip(&e.to_string()))))
+}
+
+/// An event name a schema is stored under: the same rule as the events' own names.
+pub fn parse_event_name(raw: &str) -> Result<String, EventError> {
+    input::check_event_name(raw).map_err(|e| EventError::invalid(e.to_string()))?;
+    Ok(raw.to_string())
+}
+
+/// Stores `schema` (checked first) for the game's `event_name`, replacing the one it had.
+/// The stored row, and whether the name had no schema before.
+pub async fn put(
+    state: &AppState,
+    game_id: Uuid,
+    event_name: String,
+    schema: Value,
+) -> Result<(event_schemas::Model, bool), EventError> {
+    compile(&schema)?;
+    let now = state.now();
+    let txn = state.db.begin().await?;
+    let existed = event_schemas::Entity::find_by_id((game_id, event_name.clone()))
+        .one(&txn)
+        .await?;
+    let row = event_schemas::Model {
+        game_id,
+        event_name,
+        schema,
+        created_at: existed.as_ref().map(|r| r.created_at).unwrap_or(now),
+        updated_at: now,
+    };
+    event_schemas::Entity::insert(event_schemas::ActiveModel::from(row.clone()))
+        .on_conflict(
+            OnConflict::columns([
+                event_schemas::Column::GameId,
+                event_schemas::Column::EventName,
+            ])
+            .update_columns([
+                event_schemas::Column::Schema,
+                event_schemas::Column::UpdatedAt,
+            ])
+            .to_owned(),
+        )
+        .exec_without_returning(&txn)
+        .await?;
+    txn.commit().await?;
+    state.game_changed(game_id).await;
+    Ok((row, existed.is_none()))
+}
+
+/// The game's schemas, by event name.
+pub async fn list(
+    state: &AppState,
+    game_id: Uuid,
+) -> Result<Vec<event_schemas::Model>, EventError> {
+    Ok(event_schemas::Entity::find()
+        .filter(event_schemas::Column::GameId.eq(game_id))
+        .order_by_asc(event_schemas::Column::EventName)
+        .all(&state.db)
+        .await?)
+}
+
+pub async fn find(
+    state: &AppState,
+    game_id: Uuid,
+    event_name: String,
+) -> Result<event_schemas::Model, EventError> {
+    event_schemas::Entity::find_by_id((game_id, event_name))
+        .one(&state.db)
+        .await?
+        .ok_or(EventError::NoSchema)
+}
+
+/// Removes the schema of the game's `event_name`: its events are no longer checked.
+pub async fn delete(state: &AppState, game_id: Uuid, event_name: String) -> Result<(), EventError> {
+    let deleted = event_schemas::Entity::delete_by_id((game_id, event_name))
+        .exec(&state.db)
+        .await?;
+    if deleted.rows_affected == 0 {
+        return Err(EventError::NoSchema);
+    }
+    state.game_changed(game_id).await;
+    Ok(())
 }
 
 /// A game's compiled schemas by event name.
@@ -119,21 +199,29 @@ impl GameSchemas {
 }
 
 /// Per-node cache of compiled schemas, per game.
-#[derive(Default)]
-pub struct SchemaCache {
-    games: Mutex<HashMap<Uuid, (Arc<GameSchemas>, Instant)>>,
-    /// Bumped by every forget: a read that started before one does not cache what it read.
-    generation: AtomicU64,
+pub type SchemaCache = NodeCache<CompiledSchemas>;
+
+/// What `SchemaCache` holds: a game's compiled schemas by its id, for `CACHE_TTL`.
+pub struct CompiledSchemas;
+
+impl Policy for CompiledSchemas {
+    type Key = Uuid;
+    type Value = Arc<GameSchemas>;
+    type Moment = Instant;
+    const TTL: Duration = CACHE_TTL;
+    /// Swept once it holds more than 10 000 games.
+    const SWEEP_AT: usize = 10_001;
+    fn game(game_id: &Uuid, _: &Arc<GameSchemas>) -> Option<Uuid> {
+        Some(*game_id)
+    }
 }
 
 impl SchemaCache {
     pub async fn for_game(&self, db: &Db, game_id: Uuid) -> Result<Arc<GameSchemas>, DbErr> {
-        if let Some((schemas, at)) = self.games.lock().get(&game_id) {
-            if at.elapsed() < CACHE_TTL {
-                return Ok(schemas.clone());
-            }
+        if let Some(schemas) = self.get(&game_id) {
+            return Ok(schemas);
         }
-        let generation = self.generation.load(Ordering::Acquire);
+        let generation = self.generation();
         let rows = event_schemas::Entity::find()
             .filter(event_schemas::Column::GameId.eq(game_id))
             .all(db)
@@ -152,28 +240,8 @@ impl SchemaCache {
             }
         }
         let schemas = Arc::new(GameSchemas { validators });
-        let mut games = self.games.lock();
-        if self.generation.load(Ordering::Acquire) != generation {
-            return Ok(schemas);
-        }
-        if games.len() > 10_000 {
-            games.retain(|_, (_, at)| at.elapsed() < CACHE_TTL);
-        }
-        games.insert(game_id, (schemas.clone(), Instant::now()));
+        self.put(game_id, schemas.clone(), generation);
         Ok(schemas)
-    }
-
-    /// Drops the cached schemas of a game after a change.
-    pub fn forget(&self, game_id: Uuid) {
-        let mut games = self.games.lock();
-        self.generation.fetch_add(1, Ordering::AcqRel);
-        games.remove(&game_id);
-    }
-
-    pub fn forget_all(&self) {
-        let mut games = self.games.lock();
-        self.generation.fetch_add(1, Ordering::AcqRel);
-        games.clear();
     }
 }
 
@@ -183,13 +251,4 @@ fn clip(text: &str) -> String {
         clipped.push('…');
     }
     clipped
-}
-
-impl Cached for SchemaCache {
-    fn forget_stale(&self, stale: Stale) {
-        match stale {
-            Stale::Game(game_id) => self.forget(game_id),
-            Stale::Everything => self.forget_all(),
-        }
-    }
 }

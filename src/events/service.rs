@@ -1,16 +1,14 @@
 //! Ingesting one `/v1/track` request: parse, check schemas, reserve quota, commit, answer.
 use super::{
     input::{self, IncomingEvent},
-    quota,
     schemas::Violation,
     writer::{month_of, Committed, EventRequest, WriteError},
+    EventError,
 };
-use crate::{
-    auth::api_key::KeyContext, error::ApiError, games::service::monthly_quota, state::AppState,
-};
+use crate::{auth::api_key::KeyContext, games::service::monthly_quota, state::AppState};
 use chrono::{DateTime, Duration, Utc};
 use entity::events;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -32,8 +30,8 @@ pub async fn track(
     state: &AppState,
     key: Arc<KeyContext>,
     body: Value,
-) -> Result<Accepted, ApiError> {
-    let incoming = input::parse_body(body)?;
+) -> Result<Accepted, EventError> {
+    let incoming = input::parse_body(body).map_err(EventError::Body)?;
     let warnings = check_schemas(state, &key, &incoming).await?;
     let now = state.now();
     let rows: Vec<events::Model> = incoming
@@ -52,14 +50,14 @@ pub async fn track(
     };
     let remaining = match super::ingest(state).writer.write(request).await {
         Ok(Committed::Stored { used }) => limit.saturating_sub(used),
-        Ok(Committed::OverQuota { current }) => return Err(quota::exceeded(current, limit)),
+        Ok(Committed::OverQuota { current }) => {
+            return Err(EventError::OverQuota { current, limit })
+        }
         Err(error) => {
             if let WriteError::Store(cause) = &error {
                 tracing::error!(error.cause_chain = ?cause, "events not stored");
             }
-            return Err(ApiError::unavailable(
-                "Storage temporarily unavailable, retry later",
-            ));
+            return Err(EventError::NotStored);
         }
     };
     Ok(Accepted {
@@ -76,7 +74,7 @@ async fn check_schemas(
     state: &AppState,
     key: &KeyContext,
     incoming: &[IncomingEvent],
-) -> Result<Vec<Violation>, ApiError> {
+) -> Result<Vec<Violation>, EventError> {
     if key.event_validation == "off" {
         return Ok(Vec::new());
     }
@@ -89,17 +87,9 @@ async fn check_schemas(
     }
     let violations = schemas.check(incoming);
     if key.event_validation == "enforce" && !violations.is_empty() {
-        let items: Vec<Value> = violations.iter().map(violation_json).collect();
-        return Err(
-            ApiError::bad_request("Events do not match their event schema")
-                .with("violations", items),
-        );
+        return Err(EventError::Violations(violations));
     }
     Ok(violations)
-}
-
-pub fn violation_json(violation: &Violation) -> Value {
-    json!({ "index": violation.index, "event_name": violation.event_name, "message": violation.message })
 }
 
 /// The stored row of one event, with the columns metric queries read copied out.

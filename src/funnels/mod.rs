@@ -2,17 +2,22 @@
 //! by one set-based query in the database.
 use crate::state::AppState;
 
-pub mod api;
+pub mod dashboard_api;
+pub mod error;
+pub mod game_api;
 pub mod query;
 pub mod service;
+pub mod views;
+
+pub use error::FunnelError;
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
     (
-        api::FunnelDefinitionsApi {
+        dashboard_api::FunnelDefinitionsApi {
             state: state.clone(),
         },
-        api::FunnelsApi {
+        game_api::FunnelsApi {
             state: state.clone(),
         },
     )

@@ -10,7 +10,7 @@
 //!   range: strict steps must happen within the window after it, loose steps within the
 //!   window on either side of it.
 use super::service::Mode;
-use crate::alerts::metrics::{epoch_seconds, Params};
+use crate::query::{epoch_seconds, Params};
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DbErr, Statement};
 use uuid::Uuid;

@@ -1,10 +1,19 @@
 //! Funnel definitions (parsed once at the edge) and the conversion report built from the
 //! step counts.
-use super::query::{self, FunnelQuery};
-use crate::{alerts::metrics, error::ApiError, state::AppState};
+use super::{
+    query::{self, FunnelQuery},
+    FunnelError,
+};
+use crate::{
+    query::{day_range, midnight, parse_environment, round2},
+    state::AppState,
+};
 use chrono::Duration;
 use entity::funnels;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder,
+};
 use uuid::Uuid;
 
 pub const MIN_STEPS: usize = 2;
@@ -26,11 +35,11 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub fn parse(raw: &str) -> Result<Self, ApiError> {
+    pub fn parse(raw: &str) -> Result<Self, FunnelError> {
         match raw {
             "loose" => Ok(Self::Loose),
             "strict" => Ok(Self::Strict),
-            _ => Err(ApiError::bad_request("mode must be loose or strict")),
+            _ => Err(FunnelError::invalid("mode must be loose or strict")),
         }
     }
 
@@ -42,24 +51,24 @@ impl Mode {
     }
 }
 
-pub fn parse_name(raw: &str) -> Result<String, ApiError> {
+pub fn parse_name(raw: &str) -> Result<String, FunnelError> {
     let name = raw.trim();
     if name.is_empty() || name.chars().count() > 100 {
-        return Err(ApiError::bad_request("name must be 1 to 100 characters"));
+        return Err(FunnelError::invalid("name must be 1 to 100 characters"));
     }
     Ok(name.to_string())
 }
 
 /// 2 to 20 event names of 1 to 128 characters. A name may repeat (a strict funnel can ask
 /// for the same event twice).
-pub fn parse_steps(raw: &[String]) -> Result<Vec<String>, ApiError> {
+pub fn parse_steps(raw: &[String]) -> Result<Vec<String>, FunnelError> {
     if raw.len() < MIN_STEPS || raw.len() > MAX_STEPS {
-        return Err(ApiError::bad_request("steps must hold 2 to 20 event names"));
+        return Err(FunnelError::invalid("steps must hold 2 to 20 event names"));
     }
     raw.iter()
         .map(|step| {
             if step.is_empty() || step.chars().count() > 128 {
-                Err(ApiError::bad_request(
+                Err(FunnelError::invalid(
                     "each step must be an event name of 1 to 128 characters",
                 ))
             } else {
@@ -69,9 +78,9 @@ pub fn parse_steps(raw: &[String]) -> Result<Vec<String>, ApiError> {
         .collect()
 }
 
-pub fn parse_within_hours(raw: i64) -> Result<i32, ApiError> {
+pub fn parse_within_hours(raw: i64) -> Result<i32, FunnelError> {
     if !(1..=MAX_WITHIN_HOURS).contains(&raw) {
-        return Err(ApiError::bad_request("within_hours must be 1 to 8760"));
+        return Err(FunnelError::invalid("within_hours must be 1 to 8760"));
     }
     Ok(raw as i32)
 }
@@ -85,7 +94,7 @@ pub fn mode_of(funnel: &funnels::Model) -> Mode {
     Mode::parse(&funnel.mode).unwrap_or(Mode::Loose)
 }
 
-pub async fn list(state: &AppState, game_id: Uuid) -> Result<Vec<funnels::Model>, ApiError> {
+pub async fn list(state: &AppState, game_id: Uuid) -> Result<Vec<funnels::Model>, FunnelError> {
     Ok(funnels::Entity::find()
         .filter(funnels::Column::GameId.eq(game_id))
         .order_by_asc(funnels::Column::CreatedAt)
@@ -99,12 +108,91 @@ pub async fn find(
     state: &AppState,
     game_id: Uuid,
     funnel_id: Uuid,
-) -> Result<funnels::Model, ApiError> {
+) -> Result<funnels::Model, FunnelError> {
     funnels::Entity::find_by_id(funnel_id)
         .filter(funnels::Column::GameId.eq(game_id))
         .one(&state.db)
         .await?
-        .ok_or_else(|| ApiError::not_found("Funnel not found"))
+        .ok_or(FunnelError::NotFound)
+}
+
+/// A funnel to define, each field already checked.
+pub struct NewFunnel {
+    pub name: String,
+    pub mode: Mode,
+    pub steps: Vec<String>,
+    pub within_hours: Option<i32>,
+}
+
+/// Stores a new funnel of the game, unless it already has `MAX_FUNNELS_PER_GAME`.
+pub async fn create(
+    state: &AppState,
+    game_id: Uuid,
+    new: NewFunnel,
+) -> Result<funnels::Model, FunnelError> {
+    let existing = funnels::Entity::find()
+        .filter(funnels::Column::GameId.eq(game_id))
+        .count(&state.db)
+        .await?;
+    if existing >= MAX_FUNNELS_PER_GAME {
+        return Err(FunnelError::TooMany);
+    }
+    let now = state.now();
+    let funnel = funnels::Model {
+        id: Uuid::now_v7(),
+        game_id,
+        name: new.name,
+        mode: new.mode.as_str().into(),
+        steps: serde_json::json!(new.steps),
+        within_hours: new.within_hours,
+        created_at: now,
+        updated_at: now,
+    };
+    funnels::Entity::insert(funnels::ActiveModel::from(funnel.clone()))
+        .exec_without_returning(&state.db)
+        .await?;
+    Ok(funnel)
+}
+
+/// The fields of a funnel to change, each already checked; `None` leaves a field as it is.
+#[derive(Default)]
+pub struct FunnelChanges {
+    pub name: Option<String>,
+    pub mode: Option<Mode>,
+    pub steps: Option<Vec<String>>,
+    /// `Some(None)` removes the window.
+    pub within_hours: Option<Option<i32>>,
+}
+
+pub async fn update(
+    state: &AppState,
+    funnel: funnels::Model,
+    changes: FunnelChanges,
+) -> Result<funnels::Model, FunnelError> {
+    let mut row: funnels::ActiveModel = funnel.into();
+    if let Some(name) = changes.name {
+        row.name = Set(name);
+    }
+    if let Some(mode) = changes.mode {
+        row.mode = Set(mode.as_str().into());
+    }
+    if let Some(steps) = changes.steps {
+        row.steps = Set(serde_json::json!(steps));
+    }
+    if let Some(within_hours) = changes.within_hours {
+        row.within_hours = Set(within_hours);
+    }
+    row.updated_at = Set(state.now());
+    Ok(row.update(&state.db).await?)
+}
+
+/// Deletes the game's funnel; `NotFound` when it has no such funnel.
+pub async fn delete(state: &AppState, game_id: Uuid, funnel_id: Uuid) -> Result<(), FunnelError> {
+    let funnel = find(state, game_id, funnel_id).await?;
+    funnels::Entity::delete_by_id(funnel.id)
+        .exec(&state.db)
+        .await?;
+    Ok(())
 }
 
 /// One step of a report.
@@ -123,16 +211,18 @@ pub struct Report {
     pub overall_conversion: f64,
 }
 
-/// Counts the funnel over the UTC days `from..=to` (defaults per `metrics::day_range`).
+/// Counts the funnel over the UTC days `from..=to` (defaults per `query::day_range`), for
+/// events of one `environment` or both, all three as the query string holds them.
 pub async fn report(
     state: &AppState,
     funnel: &funnels::Model,
     from: Option<&str>,
     to: Option<&str>,
     environment: Option<&str>,
-) -> Result<Report, ApiError> {
+) -> Result<Report, FunnelError> {
+    let environment = environment.map(parse_environment).transpose()?;
     let today = state.now().date_naive();
-    let (from, to) = metrics::day_range(from, to, today, DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS)?;
+    let (from, to) = day_range(from, to, today, DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS)?;
     let steps = steps_of(funnel);
     let counts = query::step_counts(
         &state.db,
@@ -142,8 +232,8 @@ pub async fn report(
             steps: &steps,
             mode: mode_of(funnel),
             within_hours: funnel.within_hours,
-            from: metrics::midnight(from),
-            to: metrics::midnight(to) + Duration::days(1),
+            from: midnight(from),
+            to: midnight(to) + Duration::days(1),
         },
     )
     .await?;
@@ -178,9 +268,4 @@ pub async fn report(
         steps: results,
         overall_conversion,
     })
-}
-
-/// Percentages are answered with two decimals.
-pub fn round2(value: f64) -> f64 {
-    (value * 100.0).round() / 100.0
 }

@@ -1,6 +1,7 @@
 //! Who may do what to a game. Roles: owner (keys, members, delete), editor (definitions),
 //! viewer (read). The instance admin acts as owner of every game.
-use crate::{error::ApiError, store::Db};
+use super::GameError;
+use crate::store::Db;
 use entity::{game_members, games, users};
 use sea_orm::EntityTrait;
 use uuid::Uuid;
@@ -13,12 +14,12 @@ pub enum Role {
 }
 
 impl Role {
-    pub fn parse(raw: &str) -> Result<Self, ApiError> {
+    pub fn parse(raw: &str) -> Result<Self, GameError> {
         match raw {
             "viewer" => Ok(Self::Viewer),
             "editor" => Ok(Self::Editor),
             "owner" => Ok(Self::Owner),
-            _ => Err(ApiError::bad_request(
+            _ => Err(GameError::invalid(
                 "role must be one of: owner, editor, viewer",
             )),
         }
@@ -48,30 +49,26 @@ pub async fn require_role(
     user_id: Uuid,
     game_id: Uuid,
     needed: Role,
-) -> Result<Access, ApiError> {
-    let no_access = || ApiError::forbidden("You do not have access to this game");
+) -> Result<Access, GameError> {
     let user = users::Entity::find_by_id(user_id)
         .one(db)
         .await?
-        .ok_or_else(|| ApiError::unauthorized("Account no longer exists"))?;
+        .ok_or(GameError::AccountGone)?;
     let game = games::Entity::find_by_id(game_id)
         .one(db)
         .await?
-        .ok_or_else(no_access)?;
+        .ok_or(GameError::NoAccess)?;
     let role = if user.is_admin {
         Role::Owner
     } else {
         let member = game_members::Entity::find_by_id((game_id, user_id))
             .one(db)
             .await?
-            .ok_or_else(no_access)?;
-        Role::parse(&member.role).map_err(ApiError::internal)?
+            .ok_or(GameError::NoAccess)?;
+        Role::parse(&member.role).map_err(|_| GameError::StoredRole(member.role))?
     };
     if role < needed {
-        return Err(ApiError::forbidden(format!(
-            "This needs the {} role on the game",
-            needed.as_str()
-        )));
+        return Err(GameError::RoleNeeded(needed));
     }
     Ok(Access {
         game,

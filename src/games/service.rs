@@ -1,10 +1,14 @@
-//! Game records: tiers, validation mode, per-game rate limit, membership.
-use super::access::Role;
-use crate::{error::ApiError, state::AppState};
-use entity::{events, game_members, games, users};
+//! Game records: tiers, validation mode, per-game rate limit, membership and API keys.
+use super::{access::Role, GameError};
+use crate::{
+    auth::{api_key, sha256_hex},
+    query::ENVIRONMENTS,
+    state::AppState,
+};
+use entity::{api_keys, events, game_members, games, users};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder,
-    TransactionTrait,
+    sea_query::Expr, ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -21,29 +25,29 @@ pub fn monthly_quota(tier: &str) -> u64 {
     }
 }
 
-pub fn parse_name(raw: &str) -> Result<String, ApiError> {
+pub fn parse_name(raw: &str) -> Result<String, GameError> {
     let name = raw.trim();
     if name.is_empty() || name.chars().count() > MAX_NAME_LENGTH {
-        return Err(ApiError::bad_request("name must be 1 to 100 characters"));
+        return Err(GameError::invalid("name must be 1 to 100 characters"));
     }
     Ok(name.to_string())
 }
 
-pub fn parse_tier(raw: &str) -> Result<String, ApiError> {
+pub fn parse_tier(raw: &str) -> Result<String, GameError> {
     if TIERS.contains(&raw) {
         Ok(raw.to_string())
     } else {
-        Err(ApiError::bad_request(
+        Err(GameError::invalid(
             "tier must be one of: free, indie, studio",
         ))
     }
 }
 
-pub fn parse_validation(raw: &str) -> Result<String, ApiError> {
+pub fn parse_validation(raw: &str) -> Result<String, GameError> {
     if VALIDATION_MODES.contains(&raw) {
         Ok(raw.to_string())
     } else {
-        Err(ApiError::bad_request(
+        Err(GameError::invalid(
             "event_validation must be one of: off, warn, enforce",
         ))
     }
@@ -56,9 +60,9 @@ pub const MAX_ALLOWED_ORIGINS: usize = 20;
 /// browsers send it (`https://game.example.com`, `http://localhost:5173`: scheme, host and a
 /// port other than the default, no path or trailing slash). Stored as a JSON array; an empty
 /// list is stored as none.
-pub fn parse_origins(origins: &[String]) -> Result<Option<String>, ApiError> {
+pub fn parse_origins(origins: &[String]) -> Result<Option<String>, GameError> {
     if origins.len() > MAX_ALLOWED_ORIGINS {
-        return Err(ApiError::bad_request(format!(
+        return Err(GameError::invalid(format!(
             "allowed_origins holds at most {MAX_ALLOWED_ORIGINS} origins"
         )));
     }
@@ -69,20 +73,12 @@ pub fn parse_origins(origins: &[String]) -> Result<Option<String>, ApiError> {
                     && url.origin().ascii_serialization() == *origin
             });
         if !exact {
-            return Err(ApiError::bad_request(format!(
+            return Err(GameError::invalid(format!(
                 "allowed_origins: {origin:?} is not an origin such as https://game.example.com (or *)"
             )));
         }
     }
     Ok((!origins.is_empty()).then(|| serde_json::json!(origins).to_string()))
-}
-
-/// The web origins a game allows (see `parse_origins`).
-pub fn origins_of(game: &games::Model) -> Vec<String> {
-    game.allowed_origins
-        .as_deref()
-        .and_then(|json| serde_json::from_str(json).ok())
-        .unwrap_or_default()
 }
 
 /// Creates a game with `owner_id` as its owner, in one transaction.
@@ -91,7 +87,7 @@ pub async fn create(
     owner_id: Uuid,
     name: String,
     tier: String,
-) -> Result<games::Model, ApiError> {
+) -> Result<games::Model, GameError> {
     let now = state.now();
     let game = games::Model {
         id: Uuid::now_v7(),
@@ -122,7 +118,7 @@ pub async fn create(
 pub async fn list_for(
     state: &AppState,
     user: &users::Model,
-) -> Result<Vec<(games::Model, Role)>, ApiError> {
+) -> Result<Vec<(games::Model, Role)>, GameError> {
     if user.is_admin {
         let all = games::Entity::find()
             .order_by_asc(games::Column::CreatedAt)
@@ -142,16 +138,52 @@ pub async fn list_for(
         .collect())
 }
 
+/// A per-key rate limit as the dashboard sends it: positive, capped to what is stored.
+pub fn parse_rate_limit(raw: u32) -> Result<i32, GameError> {
+    if raw == 0 {
+        return Err(GameError::invalid("rate_limit_per_minute must be positive"));
+    }
+    Ok(raw.min(i32::MAX as u32) as i32)
+}
+
+/// The fields of a game to change, each already checked; `None` leaves a field as it is.
+#[derive(Debug, Default)]
+pub struct GameChanges {
+    pub name: Option<String>,
+    pub tier: Option<String>,
+    pub event_validation: Option<String>,
+    pub rate_limit_per_minute: Option<i32>,
+    /// `Some(None)` allows no origin.
+    pub allowed_origins: Option<Option<String>>,
+}
+
 pub async fn update(
     state: &AppState,
-    changes: games::ActiveModel,
-) -> Result<games::Model, ApiError> {
-    let updated = changes.update(&state.db).await?;
+    game: games::Model,
+    changes: GameChanges,
+) -> Result<games::Model, GameError> {
+    let mut row: games::ActiveModel = game.into();
+    if let Some(name) = changes.name {
+        row.name = Set(name);
+    }
+    if let Some(tier) = changes.tier {
+        row.tier = Set(tier);
+    }
+    if let Some(mode) = changes.event_validation {
+        row.event_validation = Set(mode);
+    }
+    if let Some(limit) = changes.rate_limit_per_minute {
+        row.rate_limit_per_minute = Set(Some(limit));
+    }
+    if let Some(origins) = changes.allowed_origins {
+        row.allowed_origins = Set(origins);
+    }
+    let updated = row.update(&state.db).await?;
     state.game_changed(updated.id).await;
     Ok(updated)
 }
 
-pub async fn delete(state: &AppState, game_id: Uuid) -> Result<(), ApiError> {
+pub async fn delete(state: &AppState, game_id: Uuid) -> Result<(), GameError> {
     let txn = state.db.begin().await?;
     games::Entity::delete_by_id(game_id).exec(&txn).await?;
     // On PostgreSQL events have no foreign key to cascade along (the event writer checks and
@@ -176,4 +208,180 @@ pub async fn revoke_live_feeds(state: &AppState, game_id: Uuid, user_id: Option<
     if let Err(error) = state.hot.presence.revoke(game_id, user_id).await {
         tracing::warn!(error.cause_chain = ?error, %game_id, "live feeds not told of lost access");
     }
+}
+
+/// The game's members with their accounts, oldest membership first.
+pub async fn members(
+    state: &AppState,
+    game_id: Uuid,
+) -> Result<Vec<(game_members::Model, users::Model)>, GameError> {
+    let rows = game_members::Entity::find()
+        .filter(game_members::Column::GameId.eq(game_id))
+        .find_also_related(users::Entity)
+        .order_by_asc(game_members::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(member, user)| Some((member, user?)))
+        .collect())
+}
+
+/// Makes `user_id` a member of the game with `role`; `AlreadyMember` when it is one.
+pub async fn add_member(
+    state: &AppState,
+    game_id: Uuid,
+    user_id: Uuid,
+    role: Role,
+) -> Result<game_members::Model, GameError> {
+    let member = game_members::Model {
+        game_id,
+        user_id,
+        role: role.as_str().into(),
+        created_at: state.now(),
+    };
+    match game_members::Entity::insert(game_members::ActiveModel::from(member.clone()))
+        .exec_without_returning(&state.db)
+        .await
+    {
+        Ok(_) => Ok(member),
+        Err(e) if crate::error::is_constraint_violation(&e) => Err(GameError::AlreadyMember),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Gives a member another role. A game always keeps at least one owner.
+pub async fn change_member_role(
+    state: &AppState,
+    game_id: Uuid,
+    user_id: Uuid,
+    role: Role,
+) -> Result<(game_members::Model, users::Model), GameError> {
+    let (member, user) = find_member(state, game_id, user_id).await?;
+    if member.role == Role::Owner.as_str() && role != Role::Owner {
+        ensure_other_owner(state, game_id).await?;
+    }
+    let mut changes: game_members::ActiveModel = member.into();
+    changes.role = Set(role.as_str().into());
+    let member = changes.update(&state.db).await?;
+    Ok((member, user))
+}
+
+/// Takes a member off the game and closes their live feeds. A game always keeps at least one
+/// owner.
+pub async fn remove_member(
+    state: &AppState,
+    game_id: Uuid,
+    user_id: Uuid,
+) -> Result<(), GameError> {
+    let (member, _) = find_member(state, game_id, user_id).await?;
+    if member.role == Role::Owner.as_str() {
+        ensure_other_owner(state, game_id).await?;
+    }
+    game_members::Entity::delete_by_id((game_id, user_id))
+        .exec(&state.db)
+        .await?;
+    revoke_live_feeds(state, game_id, Some(user_id)).await;
+    Ok(())
+}
+
+async fn find_member(
+    state: &AppState,
+    game_id: Uuid,
+    user_id: Uuid,
+) -> Result<(game_members::Model, users::Model), GameError> {
+    let found = game_members::Entity::find_by_id((game_id, user_id))
+        .find_also_related(users::Entity)
+        .one(&state.db)
+        .await?;
+    match found {
+        Some((member, Some(user))) => Ok((member, user)),
+        _ => Err(GameError::NoSuchMember),
+    }
+}
+
+async fn ensure_other_owner(state: &AppState, game_id: Uuid) -> Result<(), GameError> {
+    let owners = game_members::Entity::find()
+        .filter(game_members::Column::GameId.eq(game_id))
+        .filter(game_members::Column::Role.eq(Role::Owner.as_str()))
+        .count(&state.db)
+        .await?;
+    if owners <= 1 {
+        return Err(GameError::LastOwner);
+    }
+    Ok(())
+}
+
+/// Longest API key label.
+pub const MAX_KEY_NAME_LENGTH: usize = 100;
+
+/// A new key's environment (`development` or `production`) and label (default
+/// `<environment> key`, up to 100 characters).
+pub fn parse_key(environment: &str, name: Option<&str>) -> Result<(String, String), GameError> {
+    if !ENVIRONMENTS.contains(&environment) {
+        return Err(GameError::invalid(
+            "environment must be development or production",
+        ));
+    }
+    let name = name
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("{environment} key"));
+    if name.chars().count() > MAX_KEY_NAME_LENGTH {
+        return Err(GameError::invalid("name must be at most 100 characters"));
+    }
+    Ok((environment.to_string(), name))
+}
+
+/// Stores a new API key for the game and returns it with the raw key, which is never stored
+/// (only its hash and a shown prefix are).
+pub async fn create_key(
+    state: &AppState,
+    game_id: Uuid,
+    environment: String,
+    name: String,
+) -> Result<(api_keys::Model, String), GameError> {
+    let raw = api_key::generate();
+    let key = api_keys::Model {
+        id: Uuid::now_v7(),
+        game_id,
+        name,
+        environment,
+        key_hash: sha256_hex(&raw),
+        key_prefix: api_key::shown_prefix(&raw),
+        created_at: state.now(),
+        revoked_at: None,
+    };
+    api_keys::Entity::insert(api_keys::ActiveModel::from(key.clone()))
+        .exec_without_returning(&state.db)
+        .await?;
+    Ok((key, raw))
+}
+
+/// The game's keys that are not revoked, oldest first.
+pub async fn active_keys(
+    state: &AppState,
+    game_id: Uuid,
+) -> Result<Vec<api_keys::Model>, GameError> {
+    Ok(api_keys::Entity::find()
+        .filter(api_keys::Column::GameId.eq(game_id))
+        .filter(api_keys::Column::RevokedAt.is_null())
+        .order_by_asc(api_keys::Column::CreatedAt)
+        .all(&state.db)
+        .await?)
+}
+
+/// Revokes one of the game's active keys; every node stops accepting it.
+pub async fn revoke_key(state: &AppState, game_id: Uuid, key_id: Uuid) -> Result<(), GameError> {
+    let revoked = api_keys::Entity::update_many()
+        .col_expr(api_keys::Column::RevokedAt, Expr::value(state.now()))
+        .filter(api_keys::Column::Id.eq(key_id))
+        .filter(api_keys::Column::GameId.eq(game_id))
+        .filter(api_keys::Column::RevokedAt.is_null())
+        .exec(&state.db)
+        .await?;
+    if revoked.rows_affected == 0 {
+        return Err(GameError::NoSuchKey);
+    }
+    state.game_changed(game_id).await;
+    Ok(())
 }

@@ -4,7 +4,7 @@ use super::{
     error::LeaderboardError,
     period::{PeriodKind, PeriodRule},
 };
-use crate::store::hot::changes::{Cached, Stale};
+use crate::store::node_cache::{NodeCache, Policy};
 use crate::{state::AppState, store::hot::leaderboards::HotBoard};
 use chrono::{DateTime, Duration, Utc};
 use entity::{leaderboard_bans, leaderboard_entries, leaderboards};
@@ -16,7 +16,6 @@ use uuid::Uuid;
 /// Longest board name (interface section 8).
 pub const MAX_BOARD_NAME_CHARS: usize = 255;
 /// Longest player id and display name.
-pub const MAX_PLAYER_ID_CHARS: usize = 128;
 pub const MAX_PLAYER_NAME_CHARS: usize = 128;
 /// How long a period's hot copy outlives the period, for requests still in flight at the
 /// boundary; archived periods are read from the cold store.
@@ -42,25 +41,7 @@ impl BoardName {
     }
 }
 
-/// A player id: 1 to 128 characters, no control characters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlayerId(String);
-
-impl PlayerId {
-    pub fn parse(raw: &str) -> Result<Self, LeaderboardError> {
-        let length = raw.chars().count();
-        if length == 0 || length > MAX_PLAYER_ID_CHARS || raw.chars().any(char::is_control) {
-            return Err(LeaderboardError::invalid(
-                "player_id must be 1 to 128 characters without control characters",
-            ));
-        }
-        Ok(Self(raw.to_string()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
+pub use crate::player::PlayerId;
 
 /// Which score wins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,59 +142,25 @@ pub async fn find(
 /// once; changes made on another node (order, period, bounds) reach this one within this time.
 pub const READ_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(2);
 
-type CacheKey = (Uuid, String);
 const READ_CACHE_MAX: usize = 10_000;
 
 /// Definitions recently read by this node, so reads and submissions cost no cold-store round
 /// trip for them.
-#[derive(Default)]
-pub struct BoardCache {
-    entries: parking_lot::Mutex<std::collections::HashMap<CacheKey, (Board, std::time::Instant)>>,
-    /// Bumped by every forget: a read that started before one does not cache what it read.
-    generation: std::sync::atomic::AtomicU64,
-}
+pub type BoardCache = NodeCache<BoardDefinitions>;
 
-impl BoardCache {
-    fn get(&self, key: &CacheKey) -> Option<Board> {
-        let entries = self.entries.lock();
-        let (board, at) = entries.get(key)?;
-        (at.elapsed() < READ_CACHE_TTL).then(|| board.clone())
-    }
+/// What `BoardCache` holds: a board by its game and name, for `READ_CACHE_TTL`; never a
+/// missing board. Emptied when it is still full of fresh entries at `READ_CACHE_MAX`.
+pub struct BoardDefinitions;
 
-    fn generation(&self) -> u64 {
-        self.generation.load(std::sync::atomic::Ordering::Acquire)
-    }
-
-    fn put(&self, key: CacheKey, board: Board, generation: u64) {
-        let mut entries = self.entries.lock();
-        if self.generation() != generation {
-            return;
-        }
-        if entries.len() >= READ_CACHE_MAX {
-            entries.retain(|_, (_, at)| at.elapsed() < READ_CACHE_TTL);
-            if entries.len() >= READ_CACHE_MAX {
-                entries.clear();
-            }
-        }
-        entries.insert(key, (board, std::time::Instant::now()));
-    }
-
-    fn forget(&self, game_id: Uuid, name: &BoardName) {
-        let mut entries = self.entries.lock();
-        self.generation
-            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        entries.remove(&(game_id, name.as_str().to_string()));
-    }
-
-    /// Drops every cached definition of a game (`None`: of every game).
-    pub fn forget_game(&self, game_id: Option<Uuid>) {
-        let mut entries = self.entries.lock();
-        self.generation
-            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        match game_id {
-            Some(game_id) => entries.retain(|(game, _), _| *game != game_id),
-            None => entries.clear(),
-        }
+impl Policy for BoardDefinitions {
+    type Key = (Uuid, String);
+    type Value = Board;
+    type Moment = std::time::Instant;
+    const TTL: std::time::Duration = READ_CACHE_TTL;
+    const SWEEP_AT: usize = READ_CACHE_MAX;
+    const CLEAR_WHEN_FULL: bool = true;
+    fn game((game_id, _): &(Uuid, String), _: &Board) -> Option<Uuid> {
+        Some(*game_id)
     }
 }
 
@@ -395,7 +342,7 @@ pub async fn find_or_create_cached(
 pub fn forget(state: &AppState, game_id: Uuid, name: &BoardName) {
     state
         .part::<std::sync::Arc<BoardCache>>()
-        .forget(game_id, name);
+        .forget(&(game_id, name.as_str().to_string()));
 }
 
 /// A change to a board's settings; `None` leaves a setting as it is, `Some(None)` clears it.
@@ -490,13 +437,4 @@ pub async fn delete(
     let hot = board.hot(&board.current_period(now), now);
     state.hot.leaderboards.expire(&hot, 0, now).await?;
     Ok(())
-}
-
-impl Cached for BoardCache {
-    fn forget_stale(&self, stale: Stale) {
-        match stale {
-            Stale::Game(game_id) => self.forget_game(Some(game_id)),
-            Stale::Everything => self.forget_game(None),
-        }
-    }
 }

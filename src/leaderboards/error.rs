@@ -23,6 +23,12 @@ pub enum LeaderboardError {
     Hot(#[from] HotError),
 }
 
+impl From<crate::player::InvalidPlayerId> for LeaderboardError {
+    fn from(error: crate::player::InvalidPlayerId) -> Self {
+        Self::invalid(error.to_string())
+    }
+}
+
 impl LeaderboardError {
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::Invalid(message.into())
@@ -50,8 +56,4 @@ impl From<LeaderboardError> for ApiError {
     }
 }
 
-impl From<LeaderboardError> for poem::Error {
-    fn from(error: LeaderboardError) -> Self {
-        ApiError::from(error).into()
-    }
-}
+crate::error::api_error!(LeaderboardError);

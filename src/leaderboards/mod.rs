@@ -1,6 +1,6 @@
 //! Leaderboards: score submission, ranked reads, periods and archives, moderation.
 //!
-//! - `api.rs`: game side (`/v1/leaderboards`, API key); `admin_api.rs`: dashboard definitions
+//! - `game_api.rs`: game side (`/v1/leaderboards`, API key); `dashboard_api.rs`: dashboard definitions
 //!   and moderation (`/v1/games/{game_id}/leaderboards`, JWT).
 //! - `boards.rs`: definitions; `period.rs`: period keys; `service.rs`: submissions, reads and
 //!   rebuilds; `moderation.rs`: bans and approvals; `archive.rs`: the worker's archiving.
@@ -8,11 +8,11 @@
 //!   store holding every entry so it can always be rebuilt.
 use crate::state::AppState;
 
-pub mod admin_api;
-pub mod api;
 pub mod archive;
 pub mod boards;
+pub mod dashboard_api;
 pub mod error;
+pub mod game_api;
 pub mod moderation;
 pub mod pages;
 pub mod period;
@@ -25,10 +25,10 @@ pub use archive::archive_finished_periods;
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
     (
-        api::LeaderboardsApi {
+        game_api::LeaderboardsApi {
             state: state.clone(),
         },
-        admin_api::LeaderboardAdminApi {
+        dashboard_api::LeaderboardAdminApi {
             state: state.clone(),
         },
     )

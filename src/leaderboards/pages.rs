@@ -2,7 +2,7 @@
 //! version is unchanged. Checking the version is one small read, so a repeated read of a board
 //! nobody is changing skips ranking, decoding and rendering; any change anywhere (submission,
 //! removal, rebuild) changes the version and the next read renders afresh.
-use super::api::LeaderboardPage;
+use super::game_api::LeaderboardPage;
 use crate::rendered::RenderedJson;
 use parking_lot::Mutex;
 use std::collections::HashMap;

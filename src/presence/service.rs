@@ -6,7 +6,6 @@ use crate::{
 };
 use serde_json::Value;
 
-pub const MAX_PLAYER_ID_LENGTH: usize = 128;
 pub const MAX_SESSION_ID_LENGTH: usize = 128;
 pub const MAX_ACTIVITY_LENGTH: usize = 256;
 /// Largest `details` object, serialized.
@@ -22,8 +21,8 @@ const OFFLINE_CHECK_BATCH: usize = 1000;
 /// What can go wrong with presence input, in this feature's words.
 #[derive(Debug, thiserror::Error)]
 pub enum PresenceError {
-    #[error("player_id must be 1 to 128 characters")]
-    PlayerId,
+    #[error(transparent)]
+    PlayerId(#[from] crate::player::InvalidPlayerId),
     #[error("session_id must be at most 128 characters")]
     SessionId,
     #[error("activity must be 1 to 256 characters")]
@@ -49,18 +48,7 @@ impl From<PresenceError> for ApiError {
     }
 }
 
-impl From<PresenceError> for poem::Error {
-    fn from(error: PresenceError) -> Self {
-        ApiError::from(error).into()
-    }
-}
-
-pub fn parse_player_id(raw: &str) -> Result<String, PresenceError> {
-    if raw.trim().is_empty() || raw.chars().count() > MAX_PLAYER_ID_LENGTH {
-        return Err(PresenceError::PlayerId);
-    }
-    Ok(raw.to_string())
-}
+crate::error::api_error!(PresenceError);
 
 pub fn parse_session_id(raw: Option<String>) -> Result<Option<String>, PresenceError> {
     match raw {
@@ -122,7 +110,11 @@ pub async fn announce_offline(
         let batch = state
             .hot
             .presence
-            .announce_offline(state.now(), OFFLINE_CHECK_BATCH)
+            .announce_offline(
+                state.now(),
+                OFFLINE_CHECK_BATCH,
+                super::feed::offline_message,
+            )
             .await?;
         let done = batch.len() < OFFLINE_CHECK_BATCH;
         announced.extend(batch);

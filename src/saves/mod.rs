@@ -1,7 +1,7 @@
 //! Cloud saves: JSON documents per game, player and slot, written with optimistic concurrency
 //! (each write names the version it replaces) and read by games (API key) and by the dashboard.
-pub mod admin_api;
-pub mod api;
+pub mod dashboard_api;
+pub mod game_api;
 pub mod service;
 
 use crate::{error::ApiError, state::AppState};
@@ -10,10 +10,10 @@ use poem::http::Method;
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
     (
-        api::SavesApi {
+        game_api::SavesApi {
             state: state.clone(),
         },
-        admin_api::SavesAdminApi {
+        dashboard_api::SavesAdminApi {
             state: state.clone(),
         },
     )

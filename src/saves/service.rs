@@ -1,7 +1,11 @@
 //! Save rules and queries. Every write is one SQL statement on one row, so a save is never
 //! half-written: creating is an INSERT that the primary key lets only one racer win, replacing
 //! is an UPDATE that only matches while the row still has the version the writer read.
-use crate::{config::json_text::quoted, error::ApiError, http::timestamp, store::Db};
+use crate::{
+    error::ApiError,
+    http::{json_text::quoted, timestamp},
+    store::Db,
+};
 use chrono::{DateTime, Utc};
 use entity::saves;
 use sea_orm::{
@@ -14,13 +18,12 @@ use uuid::Uuid;
 /// Largest save accepted, measured as the compact JSON serialization of `data` (what is stored
 /// and what a read sends back).
 pub const MAX_DATA_BYTES: usize = 1024 * 1024;
-pub const MAX_PLAYER_ID_CHARS: usize = 128;
 pub const MAX_SLOT_CHARS: usize = 64;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SaveError {
-    #[error("player_id must be 1 to 128 characters: letters, digits and _ - . : @ |")]
-    InvalidPlayerId,
+    #[error(transparent)]
+    InvalidPlayerId(#[from] crate::player::InvalidPlayerId),
     #[error("slot must be 1 to 64 characters: letters, digits and _ - .")]
     InvalidSlot,
     #[error("data is required")]
@@ -40,7 +43,7 @@ pub enum SaveError {
 impl From<SaveError> for ApiError {
     fn from(error: SaveError) -> Self {
         match error {
-            SaveError::InvalidPlayerId
+            SaveError::InvalidPlayerId(_)
             | SaveError::InvalidSlot
             | SaveError::MissingData
             | SaveError::InvalidVersion => ApiError::bad_request(error.to_string()),
@@ -56,26 +59,7 @@ impl From<SaveError> for ApiError {
     }
 }
 
-/// A player id as games send it: 1 to 128 of ASCII letters, digits and `_ - . : @ |`
-/// (room for platform ids such as `steam:7656...` or `auth0|abc`), not only dots.
-#[derive(Debug, Clone)]
-pub struct PlayerId(String);
-
-impl PlayerId {
-    pub fn parse(raw: &str) -> Result<Self, SaveError> {
-        if valid_name(raw, MAX_PLAYER_ID_CHARS, |c| {
-            c.is_ascii_alphanumeric() || "_-.:@|".contains(c)
-        }) {
-            Ok(Self(raw.to_string()))
-        } else {
-            Err(SaveError::InvalidPlayerId)
-        }
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
+pub use crate::player::PlayerId;
 
 /// A slot name: 1 to 64 of ASCII letters, digits and `_ - .`, not only dots.
 #[derive(Debug, Clone)]

@@ -2,6 +2,7 @@
 pub mod cold;
 pub mod group_commit;
 pub mod hot;
+pub mod node_cache;
 pub mod pg;
 
 /// The cold-store connection (SQLite or PostgreSQL).

@@ -1,5 +1,5 @@
 use crate::{
-    helpers::{read, spawn_app, spawn_app_with, PASSWORD},
+    helpers::{spawn_app, spawn_app_with, Fetch, PASSWORD},
     mail_sink::{token_in, MailSink},
 };
 use chrono::Duration;
@@ -7,12 +7,10 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 async fn login(app: &crate::helpers::TestApp, email: &str, password: &str) -> (u16, Value) {
-    read(
-        app.request(Method::POST, "/v1/auth/login")
-            .json(&json!({ "email": email, "password": password }))
-            .send()
-            .await
-            .unwrap(),
+    app.call_json(
+        Method::POST,
+        "/v1/auth/login",
+        json!({ "email": email, "password": password }),
     )
     .await
 }
@@ -20,14 +18,13 @@ async fn login(app: &crate::helpers::TestApp, email: &str, password: &str) -> (u
 #[tokio::test]
 async fn register_login_and_me() {
     let app = spawn_app().await;
-    let (status, body) = read(
-        app.request(Method::POST, "/v1/auth/register")
-            .json(&json!({ "email": "Ada@Studio.test", "password": PASSWORD }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .call_json(
+            Method::POST,
+            "/v1/auth/register",
+            json!({ "email": "Ada@Studio.test", "password": PASSWORD }),
+        )
+        .await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["user"]["email"], "ada@studio.test");
     assert!(body["backendVersion"].as_str().unwrap().contains('.'));
@@ -42,13 +39,7 @@ async fn register_login_and_me() {
     let token = body["token"].as_str().unwrap();
     assert!(body["backendVersion"].is_string());
 
-    let (status, me) = read(
-        app.dashboard(Method::GET, "/v1/auth/me", token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, me) = app.dashboard_call(Method::GET, "/v1/auth/me", token).await;
     assert_eq!(status, 200);
     assert_eq!(me["email"], "ada@studio.test");
     assert_eq!(
@@ -57,13 +48,9 @@ async fn register_login_and_me() {
     );
 
     let second = app.register("bob@studio.test").await;
-    let (_, me) = read(
-        app.dashboard(Method::GET, "/v1/auth/me", &second)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, me) = app
+        .dashboard_call(Method::GET, "/v1/auth/me", &second)
+        .await;
     assert_eq!(me["is_admin"], false);
 }
 
@@ -89,14 +76,9 @@ async fn registration_input_is_validated() {
         ),
     ];
     for (body, expected, case) in cases {
-        let (status, answer) = read(
-            app.request(Method::POST, "/v1/auth/register")
-                .json(&body)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, answer) = app
+            .call_json(Method::POST, "/v1/auth/register", body.clone())
+            .await;
         assert_eq!(status, expected, "{case}: {answer}");
         assert!(answer["error"].is_string(), "{case}");
     }
@@ -138,46 +120,24 @@ async fn five_failures_lock_the_account_for_fifteen_minutes() {
 async fn tokens_expire_after_seven_days_and_foreign_algorithms_are_refused() {
     let app = spawn_app().await;
     let token = app.register("erin@studio.test").await;
-    let (status, _) = read(
-        app.dashboard(Method::GET, "/v1/auth/me", &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app.dashboard_call(Method::GET, "/v1/auth/me", &token).await;
     assert_eq!(status, 200);
 
     // alg "none" with the same claims
     let claims = token.split('.').nth(1).unwrap();
     let none_header = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0"; // {"alg":"none","typ":"JWT"}
     let forged = format!("{none_header}.{claims}.");
-    let (status, body) = read(
-        app.dashboard(Method::GET, "/v1/auth/me", &forged)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .dashboard_call(Method::GET, "/v1/auth/me", &forged)
+        .await;
     assert_eq!(status, 401, "{body}");
 
-    let (status, body) = read(
-        app.request(Method::GET, "/v1/auth/me")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app.call(Method::GET, "/v1/auth/me").await;
     assert_eq!(status, 401);
     assert!(body["error"].is_string());
 
     app.clock.advance(Duration::days(7) + Duration::seconds(1));
-    let (status, body) = read(
-        app.dashboard(Method::GET, "/v1/auth/me", &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app.dashboard_call(Method::GET, "/v1/auth/me", &token).await;
     assert_eq!(status, 401);
     assert_eq!(body["error"], "Token expired");
 }
@@ -189,14 +149,13 @@ async fn password_reset_by_email_works_once() {
     app.register("frank@studio.test").await;
 
     for email in ["frank@studio.test", "ghost@studio.test"] {
-        let (status, body) = read(
-            app.request(Method::POST, "/v1/auth/forgot-password")
-                .json(&json!({ "email": email }))
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, body) = app
+            .call_json(
+                Method::POST,
+                "/v1/auth/forgot-password",
+                json!({ "email": email }),
+            )
+            .await;
         assert_eq!(status, 202, "{body}");
         assert!(body["message"].is_string());
     }
@@ -215,13 +174,7 @@ async fn password_reset_by_email_works_once() {
         app.request(Method::POST, "/v1/auth/reset-password")
             .json(&json!({ "token": token, "password": password }))
     };
-    let (status, body) = read(
-        reset(token.clone(), "brand new password")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = reset(token.clone(), "brand new password").fetch().await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         login(&app, "frank@studio.test", "brand new password")
@@ -231,15 +184,9 @@ async fn password_reset_by_email_works_once() {
     );
     assert_eq!(login(&app, "frank@studio.test", PASSWORD).await.0, 401);
 
-    let (status, _) = read(reset(token, "another password").send().await.unwrap()).await;
+    let (status, _) = reset(token, "another password").fetch().await;
     assert_eq!(status, 400, "a token works once");
-    let (status, _) = read(
-        reset("00".repeat(32), "another password")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = reset("00".repeat(32), "another password").fetch().await;
     assert_eq!(status, 400, "unknown token");
 }
 
@@ -255,14 +202,13 @@ async fn reset_tokens_expire_after_an_hour() {
         .unwrap();
     let token = token_in(&sink.wait_for("gina@studio.test").await);
     app.clock.advance(Duration::minutes(61));
-    let (status, _) = read(
-        app.request(Method::POST, "/v1/auth/reset-password")
-            .json(&json!({ "token": token, "password": "too late now" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .call_json(
+            Method::POST,
+            "/v1/auth/reset-password",
+            json!({ "token": token, "password": "too late now" }),
+        )
+        .await;
     assert_eq!(status, 400);
 }
 
@@ -272,18 +218,14 @@ async fn invited_accounts_are_pending_until_they_set_a_password() {
     let app = spawn_app_with(|s| s.smtp_url = Some(sink.url.clone())).await;
     let owner = app.new_user().await;
     let game_id = app.create_game(&owner).await;
-    let (status, member) = read(
-        app.dashboard(
+    let (status, member) = app
+        .dashboard_json(
             Method::POST,
             &format!("/v1/games/{game_id}/members"),
             &owner,
+            json!({ "email": "hank@studio.test", "role": "editor" }),
         )
-        .json(&json!({ "email": "hank@studio.test", "role": "editor" }))
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 201, "{member}");
     assert_eq!(member["status"], "pending");
 
@@ -292,25 +234,20 @@ async fn invited_accounts_are_pending_until_they_set_a_password() {
     assert_eq!(body["code"], "ACCOUNT_PENDING");
 
     let token = token_in(&sink.wait_for("hank@studio.test").await);
-    let (status, _) = read(
-        app.request(Method::POST, "/v1/auth/reset-password")
-            .json(&json!({ "token": token, "password": "hank's password" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .call_json(
+            Method::POST,
+            "/v1/auth/reset-password",
+            json!({ "token": token, "password": "hank's password" }),
+        )
+        .await;
     assert_eq!(status, 200);
     let (status, body) = login(&app, "hank@studio.test", "hank's password").await;
     assert_eq!(status, 200, "{body}");
     let hank = body["token"].as_str().unwrap();
-    let (status, game) = read(
-        app.dashboard(Method::GET, &format!("/v1/games/{game_id}"), hank)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, game) = app
+        .dashboard_call(Method::GET, &format!("/v1/games/{game_id}"), hank)
+        .await;
     assert_eq!(status, 200);
     assert_eq!(game["role"], "editor");
 }

@@ -1,6 +1,6 @@
 //! Black-box tests of achievements: definitions in the dashboard, listing and unlocking from the
 //! game, unlock counts and rarity.
-use crate::helpers::{read, spawn_app, TestApp};
+use crate::helpers::{spawn_app, TestApp};
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -9,35 +9,29 @@ fn defs(game_id: &str) -> String {
 }
 
 async fn define(app: &TestApp, token: &str, game_id: &str, body: Value) -> (u16, Value) {
-    read(
-        app.dashboard(Method::POST, &defs(game_id), token)
-            .json(&body)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await
+    app.dashboard_json(Method::POST, &defs(game_id), token, body)
+        .await
+}
+
+/// A one-point definition without a description.
+fn plain(key: &str, name: &str) -> Value {
+    json!({ "key": key, "name": name, "description": "", "points": 1 })
 }
 
 async fn unlock(app: &TestApp, key: &str, achievement: &str, player: &str) -> (u16, Value) {
-    read(
-        app.game(Method::POST, "/v1/achievements/unlock", key)
-            .json(&json!({ "achievement_key": achievement, "player_id": player }))
-            .send()
-            .await
-            .unwrap(),
+    app.game_json(
+        Method::POST,
+        "/v1/achievements/unlock",
+        key,
+        json!({ "achievement_key": achievement, "player_id": player }),
     )
     .await
 }
 
 async fn list(app: &TestApp, key: &str, query: &str) -> Value {
-    let (status, body) = read(
-        app.game(Method::GET, &format!("/v1/achievements{query}"), key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .game_call(Method::GET, &format!("/v1/achievements{query}"), key)
+        .await;
     assert_eq!(status, 200, "{body}");
     body
 }
@@ -80,26 +74,20 @@ async fn definitions_can_be_created_read_changed_and_deleted() {
     assert_eq!(created["unlock_count"], 0);
 
     let path = format!("{}/speedrun", defs(&game_id));
-    let (status, fetched) = read(
-        app.dashboard(Method::GET, &path, &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, fetched) = app.dashboard_call(Method::GET, &path, &token).await;
     assert_eq!(
         (status, fetched["name"].clone()),
         (200, json!("Speedrunner"))
     );
 
-    let (status, changed) = read(
-        app.dashboard(Method::PATCH, &path, &token)
-            .json(&json!({ "points": 55, "hidden": true, "icon_url": "https://cdn.example.com/s.png" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, changed) = app
+        .dashboard_json(
+            Method::PATCH,
+            &path,
+            &token,
+            json!({ "points": 55, "hidden": true, "icon_url": "https://cdn.example.com/s.png" }),
+        )
+        .await;
     assert_eq!(status, 200, "{changed}");
     assert_eq!(changed["points"], 55);
     assert_eq!(changed["hidden"], true);
@@ -108,13 +96,9 @@ async fn definitions_can_be_created_read_changed_and_deleted() {
         "fields not sent stay as they were"
     );
 
-    let (_, listed) = read(
-        app.dashboard(Method::GET, &defs(&game_id), &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, listed) = app
+        .dashboard_call(Method::GET, &defs(&game_id), &token)
+        .await;
     assert_eq!(listed["achievements"].as_array().unwrap().len(), 1);
     assert_eq!(
         listed["achievements"][0]["name"], "Speedrunner",
@@ -129,7 +113,7 @@ async fn definitions_can_be_created_read_changed_and_deleted() {
     assert_eq!(response.status(), 204);
     assert!(response.text().await.unwrap().is_empty());
     for method in [Method::GET, Method::DELETE] {
-        let (status, body) = read(app.dashboard(method, &path, &token).send().await.unwrap()).await;
+        let (status, body) = app.dashboard_call(method, &path, &token).await;
         assert_eq!(status, 404, "{body}");
         assert!(body["error"].is_string());
     }
@@ -139,7 +123,7 @@ async fn definitions_can_be_created_read_changed_and_deleted() {
 async fn a_duplicate_key_is_a_conflict_but_other_games_may_reuse_it() {
     let app = spawn_app().await;
     let (token, game_id, _) = app.game_with_key().await;
-    let body = json!({ "key": "win", "name": "Win", "description": "", "points": 1 });
+    let body = plain("win", "Win");
     assert_eq!(define(&app, &token, &game_id, body.clone()).await.0, 201);
     let (status, error) = define(&app, &token, &game_id, body.clone()).await;
     assert_eq!(status, 409);
@@ -213,30 +197,13 @@ async fn invalid_definitions_are_refused() {
         assert!(error["error"].is_string(), "{case}");
     }
     let path = format!("{}/a", defs(&game_id));
-    assert_eq!(
-        define(
-            &app,
-            &token,
-            &game_id,
-            json!({ "key": "a", "name": "A", "description": "", "points": 1 })
-        )
-        .await
-        .0,
-        201
-    );
+    assert_eq!(define(&app, &token, &game_id, plain("a", "A")).await.0, 201);
     for (body, case) in [
         (json!({ "points": 2_000_000 }), "points too high"),
         (json!({ "key": "b" }), "the key cannot change"),
         (json!({ "name": "" }), "empty name"),
     ] {
-        let (status, _) = read(
-            app.dashboard(Method::PATCH, &path, &token)
-                .json(&body)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, _) = app.dashboard_json(Method::PATCH, &path, &token, body).await;
         assert_eq!(status, 400, "{case}");
     }
 }
@@ -246,61 +213,24 @@ async fn only_editors_and_owners_change_definitions() {
     let app = spawn_app().await;
     let _admin = app.new_user().await;
     let (owner, game_id, _) = app.game_with_key().await;
-    let viewer_email = format!("viewer-{}@studio.test", uuid::Uuid::new_v4().simple());
-    let viewer = app.register(&viewer_email).await;
-    let (status, _) = read(
-        app.dashboard(
-            Method::POST,
-            &format!("/v1/games/{game_id}/members"),
-            &owner,
-        )
-        .json(&json!({ "email": viewer_email, "role": "viewer" }))
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 201);
+    let (viewer, _) = app.new_member(&owner, &game_id, "viewer").await;
     let stranger = app.new_user().await;
-    let body = json!({ "key": "a", "name": "A", "description": "", "points": 1 });
-    assert_eq!(define(&app, &owner, &game_id, body.clone()).await.0, 201);
+    assert_eq!(define(&app, &owner, &game_id, plain("a", "A")).await.0, 201);
 
-    let (status, _) = read(
-        app.dashboard(Method::GET, &defs(&game_id), &viewer)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .dashboard_call(Method::GET, &defs(&game_id), &viewer)
+        .await;
     assert_eq!(status, 200, "viewers read definitions");
     assert_eq!(
-        define(
-            &app,
-            &viewer,
-            &game_id,
-            json!({ "key": "b", "name": "B", "description": "", "points": 1 })
-        )
-        .await
-        .0,
+        define(&app, &viewer, &game_id, plain("b", "B")).await.0,
         403
     );
     let path = format!("{}/a", defs(&game_id));
-    let (status, _) = read(
-        app.dashboard(Method::PATCH, &path, &viewer)
-            .json(&json!({ "points": 9 }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .dashboard_json(Method::PATCH, &path, &viewer, json!({ "points": 9 }))
+        .await;
     assert_eq!(status, 403);
-    let (status, _) = read(
-        app.dashboard(Method::DELETE, &path, &viewer)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app.dashboard_call(Method::DELETE, &path, &viewer).await;
     assert_eq!(status, 403);
 
     for (method, path) in [
@@ -308,22 +238,10 @@ async fn only_editors_and_owners_change_definitions() {
         (Method::GET, path.clone()),
         (Method::DELETE, path.clone()),
     ] {
-        let (status, _) = read(
-            app.dashboard(method, &path, &stranger)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, _) = app.dashboard_call(method, &path, &stranger).await;
         assert_eq!(status, 403, "a non-member gets 403 on {path}");
     }
-    let (status, _) = read(
-        app.request(Method::GET, &defs(&game_id))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app.call(Method::GET, &defs(&game_id)).await;
     assert_eq!(status, 401);
 }
 
@@ -468,13 +386,9 @@ async fn unlocking_again_reports_already_unlocked_and_changes_nothing() {
         first_at,
         "first unlock time kept"
     );
-    let (_, def) = read(
-        app.dashboard(Method::GET, &format!("{}/explorer", defs(&game_id)), &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, def) = app
+        .dashboard_call(Method::GET, &format!("{}/explorer", defs(&game_id)), &token)
+        .await;
     assert_eq!(def["unlock_count"], 1);
 }
 
@@ -512,14 +426,9 @@ async fn bad_unlock_requests_are_refused() {
         ),
     ];
     for (body, expected, case) in cases {
-        let (status, error) = read(
-            app.game(Method::POST, "/v1/achievements/unlock", &key)
-                .json(&body)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, error) = app
+            .game_json(Method::POST, "/v1/achievements/unlock", &key, body)
+            .await;
         assert_eq!(status, expected, "{case}: {error}");
         assert!(error["error"].is_string(), "{case}");
     }
@@ -536,14 +445,9 @@ async fn bad_unlock_requests_are_refused() {
         0
     );
 
-    let (status, _) = read(
-        app.request(Method::POST, "/v1/achievements/unlock")
-            .json(&json!({}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .call_json(Method::POST, "/v1/achievements/unlock", json!({}))
+        .await;
     assert_eq!(status, 401);
 }
 
@@ -563,17 +467,13 @@ async fn concurrent_unlocks_of_one_pair_unlock_exactly_once() {
         .count();
     assert_eq!((fresh, repeats), (1, 15), "{answers:?}");
     assert!(answers.iter().all(|(_, body)| body["total_points"] == 50));
-    let (_, def) = read(
-        app.dashboard(
+    let (_, def) = app
+        .dashboard_call(
             Method::GET,
             &format!("{}/secret_ending", defs(&game_id)),
             &token,
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(def["unlock_count"], 1);
 }
 
@@ -607,13 +507,9 @@ async fn unlock_counts_and_rarity_cover_the_games_players() {
     // per-node count is refreshed.
     unlock(&app, &key, "explorer", "newcomer").await;
     app.clock.advance(chrono::Duration::seconds(61));
-    let (_, defs_body) = read(
-        app.dashboard(Method::GET, &defs(&game_id), &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, defs_body) = app
+        .dashboard_call(Method::GET, &defs(&game_id), &token)
+        .await;
     let explorer = defs_body["achievements"]
         .as_array()
         .unwrap()
@@ -631,16 +527,14 @@ async fn deleting_a_definition_removes_it_from_player_totals() {
     let (token, game_id, key) = game_with_achievements(&app).await;
     unlock(&app, &key, "first_blood", "p1").await;
     unlock(&app, &key, "explorer", "p1").await;
-    let response = app
-        .dashboard(
+    let (status, _) = app
+        .dashboard_call(
             Method::DELETE,
             &format!("{}/explorer", defs(&game_id)),
             &token,
         )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 204);
+        .await;
+    assert_eq!(status, 204);
     let body = list(&app, &key, "?player_id=p1").await;
     assert_eq!(body["unlocked_points"], 10);
     assert_eq!(body["total_points"], 60);

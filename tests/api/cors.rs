@@ -10,12 +10,11 @@ use serde_json::{json, Value};
 const GAME_SITE: &str = "https://mygame.example.com";
 
 async fn set_origins(app: &TestApp, token: &str, game_id: &str, origins: Value) -> (u16, Value) {
-    read(
-        app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), token)
-            .json(&json!({ "allowed_origins": origins }))
-            .send()
-            .await
-            .unwrap(),
+    app.dashboard_json(
+        Method::PATCH,
+        &format!("/v1/games/{game_id}"),
+        token,
+        json!({ "allowed_origins": origins }),
     )
     .await
 }

@@ -2,7 +2,7 @@
 //! without an SMTP server.
 use crate::{
     events::durability::Server,
-    helpers::{read, spawn_app_with, Backend, PASSWORD},
+    helpers::{spawn_app_with, Backend, Fetch, PASSWORD},
     mail_sink::{token_in, MailSink},
 };
 use playtrace::cli::Registration;
@@ -26,38 +26,26 @@ async fn empty_variables_count_as_unset_and_invitation_links_reach_the_log() {
     .await;
     let client = reqwest::Client::new();
     let base = &server.address;
-    let (status, registered) = read(
-        client
-            .post(format!("{base}/v1/auth/register"))
-            .json(&json!({ "email": "owner@studio.test", "password": PASSWORD }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, registered) = client
+        .post(format!("{base}/v1/auth/register"))
+        .json(&json!({ "email": "owner@studio.test", "password": PASSWORD }))
+        .fetch()
+        .await;
     assert_eq!(status, 201, "{registered}");
     let token = registered["token"].as_str().unwrap();
-    let (_, game) = read(
-        client
-            .post(format!("{base}/v1/games"))
-            .bearer_auth(token)
-            .json(&json!({ "name": "Self-hosted" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, game) = client
+        .post(format!("{base}/v1/games"))
+        .bearer_auth(token)
+        .json(&json!({ "name": "Self-hosted" }))
+        .fetch()
+        .await;
     let game_id = game["game_id"].as_str().unwrap();
-    let (status, body) = read(
-        client
-            .post(format!("{base}/v1/games/{game_id}/members"))
-            .bearer_auth(token)
-            .json(&json!({ "email": "teammate@studio.test", "role": "editor" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = client
+        .post(format!("{base}/v1/games/{game_id}/members"))
+        .bearer_auth(token)
+        .json(&json!({ "email": "teammate@studio.test", "role": "editor" }))
+        .fetch()
+        .await;
     assert_eq!(status, 201, "{body}");
 
     // The invitation's link is in the log (the mail is sent in the background)...
@@ -79,25 +67,17 @@ async fn empty_variables_count_as_unset_and_invitation_links_reach_the_log() {
     // token lets the teammate in.
     assert!(link.starts_with(&format!("{base}/")), "{link}");
     let token = link.rsplit("token=").next().unwrap();
-    let (status, body) = read(
-        client
-            .post(format!("{base}/v1/auth/reset-password"))
-            .json(&json!({ "token": token, "password": PASSWORD }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = client
+        .post(format!("{base}/v1/auth/reset-password"))
+        .json(&json!({ "token": token, "password": PASSWORD }))
+        .fetch()
+        .await;
     assert_eq!(status, 200, "{body}");
-    let (status, _) = read(
-        client
-            .post(format!("{base}/v1/auth/login"))
-            .json(&json!({ "email": "teammate@studio.test", "password": PASSWORD }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = client
+        .post(format!("{base}/v1/auth/login"))
+        .json(&json!({ "email": "teammate@studio.test", "password": PASSWORD }))
+        .fetch()
+        .await;
     assert_eq!(status, 200);
 }
 
@@ -111,14 +91,13 @@ async fn closed_registration_admits_the_first_account_and_invitations_only() {
     .await;
     let admin = app.new_user().await;
 
-    let (status, body) = read(
-        app.request(Method::POST, "/v1/auth/register")
-            .json(&json!({ "email": "stranger@studio.test", "password": PASSWORD }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .call_json(
+            Method::POST,
+            "/v1/auth/register",
+            json!({ "email": "stranger@studio.test", "password": PASSWORD }),
+        )
+        .await;
     assert_eq!(status, 403);
     assert_eq!(
         body["error"],
@@ -127,27 +106,22 @@ async fn closed_registration_admits_the_first_account_and_invitations_only() {
 
     // An invited teammate gets in through the invitation's token.
     let game_id = app.create_game(&admin).await;
-    let (status, _) = read(
-        app.dashboard(
+    let (status, _) = app
+        .dashboard_json(
             Method::POST,
             &format!("/v1/games/{game_id}/members"),
             &admin,
+            json!({ "email": "invited@studio.test", "role": "viewer" }),
         )
-        .json(&json!({ "email": "invited@studio.test", "role": "viewer" }))
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 201);
     let token = token_in(&sink.wait_for("invited@studio.test").await);
-    let (status, body) = read(
-        app.request(Method::POST, "/v1/auth/reset-password")
-            .json(&json!({ "token": token, "password": PASSWORD }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .call_json(
+            Method::POST,
+            "/v1/auth/reset-password",
+            json!({ "token": token, "password": PASSWORD }),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
 }

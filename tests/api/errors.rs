@@ -1,28 +1,16 @@
 //! Every error is JSON with `error`, framework errors included.
-use crate::helpers::{read, spawn_app};
+use crate::helpers::{spawn_app, Fetch};
 use reqwest::Method;
 use serde_json::json;
 
 #[tokio::test]
 async fn unknown_routes_and_wrong_methods_answer_json() {
     let app = spawn_app().await;
-    let (status, body) = read(
-        app.request(Method::GET, "/v1/nothing-here")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app.call(Method::GET, "/v1/nothing-here").await;
     assert_eq!(status, 404);
     assert!(body["error"].is_string(), "{body}");
 
-    let (status, body) = read(
-        app.request(Method::DELETE, "/v1/auth/login")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app.call(Method::DELETE, "/v1/auth/login").await;
     assert_eq!(status, 405);
     assert!(body["error"].is_string(), "{body}");
 }
@@ -75,7 +63,7 @@ async fn bad_bodies_are_refused_with_json_errors() {
         ),
     ];
     for (case, request, expected) in cases {
-        let (status, body) = read(request.send().await.unwrap()).await;
+        let (status, body) = request.fetch().await;
         assert_eq!(status, expected, "{case}: {body}");
         assert!(body["error"].is_string(), "{case}: {body}");
     }
@@ -85,13 +73,9 @@ async fn bad_bodies_are_refused_with_json_errors() {
 async fn invalid_path_ids_are_bad_requests() {
     let app = spawn_app().await;
     let token = app.new_user().await;
-    let (status, body) = read(
-        app.dashboard(Method::GET, "/v1/games/not-a-uuid", &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .dashboard_call(Method::GET, "/v1/games/not-a-uuid", &token)
+        .await;
     assert_eq!(status, 400, "{body}");
     assert!(body["error"].is_string());
 }

@@ -1,6 +1,6 @@
 //! Black-box tests of events: `POST /v1/track` input rules, batches, idempotency and the stored
-//! rows. Quotas, schemas, durability and the hot-store conformance suite are in `events/`.
-mod conformance;
+//! rows. Quotas, schemas and durability are in `events/`; the `Quotas` hot-store conformance
+//! suite is in `conformance/quotas.rs`.
 pub mod durability;
 pub mod quota;
 pub mod schemas;
@@ -14,14 +14,7 @@ use uuid::Uuid;
 
 /// Sends a track request; returns status and body.
 pub async fn track(app: &TestApp, key: &str, body: Value) -> (u16, Value) {
-    read(
-        app.game(Method::POST, "/v1/track", key)
-            .json(&body)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await
+    app.game_json(Method::POST, "/v1/track", key, body).await
 }
 
 /// Every stored event of a game, oldest first.
@@ -260,14 +253,7 @@ async fn malformed_json_and_missing_keys_get_json_errors() {
     assert_eq!(status, 400);
     assert!(body["error"].is_string(), "{body}");
 
-    let (status, body) = read(
-        app.request(Method::POST, "/v1/track")
-            .json(&event("a"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app.call_json(Method::POST, "/v1/track", event("a")).await;
     assert_eq!(status, 401);
     assert!(body["error"].as_str().unwrap().contains("x-game-api-key"));
     let (status, body) = track(&app, "pt_wrong", event("a")).await;

@@ -164,36 +164,25 @@ async fn while_redis_is_unreachable_hot_routes_answer_503_at_once_cold_reads_wor
     let (token, game_id, key) = app.game_with_key().await;
 
     // What the game and its dashboard set up while everything is up.
-    let (status, body) = read(
-        app.dashboard(
-            Method::POST,
-            &format!("/v1/games/{game_id}/achievements"),
-            &token,
-        )
-        .json(&json!({ "key": "first_win", "name": "First Win", "description": "Win once", "points": 10 }))
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+    let (status, body) = app.dashboard_json(Method::POST, &format!("/v1/games/{game_id}/achievements"), &token, json!({ "key": "first_win", "name": "First Win", "description": "Win once", "points": 10 })).await;
     assert_eq!(status, 201, "{body}");
-    let (status, body) = read(
-        app.dashboard(Method::PUT, &format!("/v1/games/{game_id}/config"), &token)
-            .json(&json!({ "values": { "motd": "hello" } }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .dashboard_json(
+            Method::PUT,
+            &format!("/v1/games/{game_id}/config"),
+            &token,
+            json!({ "values": { "motd": "hello" } }),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
-    let (status, body) = read(
-        app.game(Method::PUT, "/v1/saves/p1/slot-1", &key)
-            .json(&json!({ "data": { "level": 3 }, "version": 0 }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .game_json(
+            Method::PUT,
+            "/v1/saves/p1/slot-1",
+            &key,
+            json!({ "data": { "level": 3 }, "version": 0 }),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     for (player, score) in [("p1", 100.0), ("p2", 50.0)] {
         let done = answer("submit", submit(&app, &key, "main", player, score)).await;
@@ -395,29 +384,21 @@ async fn limited_read(app: &TestApp, key: &str) -> (u16, Option<u64>, Option<u64
 }
 
 async fn board_page(app: &TestApp, key: &str, board: &str) -> Value {
-    let (status, body) = read(
-        app.game(Method::GET, &format!("/v1/leaderboards/{board}"), key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .game_call(Method::GET, &format!("/v1/leaderboards/{board}"), key)
+        .await;
     assert_eq!(status, 200, "{body}");
     body
 }
 
 async fn standing(app: &TestApp, key: &str, board: &str, player: &str) -> Value {
-    let (status, body) = read(
-        app.game(
+    let (status, body) = app
+        .game_call(
             Method::GET,
             &format!("/v1/leaderboards/{board}/players/{player}?around=1"),
             key,
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 200, "{body}");
     body
 }
@@ -431,18 +412,11 @@ async fn after_redis_lost_every_key_boards_quotas_and_limits_carry_on_from_the_c
     let (token, game_id, key) = app.game_with_key().await;
 
     // Events: 30 plain ones and one retried event_id (stored once).
-    let (status, _) = read(
-        app.game(Method::POST, "/v1/track", &key)
-            .json(&Value::Array(
+    let (status, _) = app.game_json(Method::POST, "/v1/track", &key, Value::Array(
                 (0..30)
                     .map(|i| json!({ "event_name": "level_start", "session_id": "s", "properties": { "i": i } }))
                     .collect(),
-            ))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+            )).await;
     assert_eq!(status, 202);
     for _ in 0..2 {
         let done = answer("track", track_one(&app, &key, "x")).await;
@@ -452,18 +426,14 @@ async fn after_redis_lost_every_key_boards_quotas_and_limits_carry_on_from_the_c
 
     // Boards: one higher-is-better (with a tie: bob reached 200 before cid), one defined on
     // the dashboard as lower-is-better.
-    let (status, body) = read(
-        app.dashboard(
+    let (status, body) = app
+        .dashboard_json(
             Method::POST,
             &format!("/v1/games/{game_id}/leaderboards"),
             &token,
+            json!({ "board_name": "speedrun", "order": "lower" }),
         )
-        .json(&json!({ "board_name": "speedrun", "order": "lower" }))
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 201, "{body}");
     for (board, player, score) in [
         ("main", "ann", 300.0),
@@ -487,14 +457,14 @@ async fn after_redis_lost_every_key_boards_quotas_and_limits_carry_on_from_the_c
 
     // Rate-limit windows: a second game whose key may make 5 requests a minute.
     let limited_game = app.create_game(&token).await;
-    let (status, body) = read(
-        app.dashboard(Method::PATCH, &format!("/v1/games/{limited_game}"), &token)
-            .json(&json!({ "rate_limit_per_minute": 5 }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .dashboard_json(
+            Method::PATCH,
+            &format!("/v1/games/{limited_game}"),
+            &token,
+            json!({ "rate_limit_per_minute": 5 }),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     let limited_key = app.create_key(&token, &limited_game, "development").await;
     let (status, _, resets_in) = limited_read(&app, &limited_key).await;
@@ -562,13 +532,7 @@ async fn after_redis_lost_every_key_boards_quotas_and_limits_carry_on_from_the_c
     assert_eq!(statuses, [200, 200, 200, 200, 200, 429]);
 
     // Presence lives only in the hot store: it starts empty and fills again.
-    let (status, body) = read(
-        app.game(Method::GET, "/v1/presence", &key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app.game_call(Method::GET, "/v1/presence", &key).await;
     assert_eq!((status, body["active_count"].clone()), (200, json!(0)));
     assert_eq!(
         answer("activity", set_activity(&app, &key, "bob"))
@@ -576,13 +540,7 @@ async fn after_redis_lost_every_key_boards_quotas_and_limits_carry_on_from_the_c
             .status,
         200
     );
-    let (status, body) = read(
-        app.game(Method::GET, "/v1/presence", &key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app.game_call(Method::GET, "/v1/presence", &key).await;
     assert_eq!((status, body["active_count"].clone()), (200, json!(1)));
 
     let ready = answer("readyz", app.request(Method::GET, "/readyz")).await;
@@ -602,15 +560,14 @@ async fn after_redis_lost_every_key_a_revoked_key_still_stops_on_every_node_with
     let (token, game_id, key) = first.game_with_key().await;
     // A deployment that has been running a while has announced many changes.
     for version in 0..10 {
-        let (status, body) = read(
-            first
-                .dashboard(Method::PUT, &format!("/v1/games/{game_id}/config"), &token)
-                .json(&json!({ "values": { "version": version } }))
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, body) = first
+            .dashboard_json(
+                Method::PUT,
+                &format!("/v1/games/{game_id}/config"),
+                &token,
+                json!({ "values": { "version": version } }),
+            )
+            .await;
         assert_eq!(status, 200, "{body}");
     }
     for node in [&first, &second] {
@@ -622,37 +579,27 @@ async fn after_redis_lost_every_key_a_revoked_key_still_stops_on_every_node_with
     // Long enough for every node to have read the counter again.
     tokio::time::sleep(Duration::from_millis(600)).await;
 
-    let (status, created) = read(
-        first
-            .dashboard(
-                Method::POST,
-                &format!("/v1/games/{game_id}/api-keys"),
-                &token,
-            )
-            .json(&json!({ "environment": "production" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, created) = first
+        .dashboard_json(
+            Method::POST,
+            &format!("/v1/games/{game_id}/api-keys"),
+            &token,
+            json!({ "environment": "production" }),
+        )
+        .await;
     assert_eq!(status, 201);
     let new_key = created["key"].as_str().unwrap().to_string();
     let key_id = created["key_id"].as_str().unwrap().to_string();
     // The second node looks the new key up now, and caches it.
     assert_eq!(limited_read(&second, &new_key).await.0, 200);
 
-    let (status, _) = read(
-        first
-            .dashboard(
-                Method::DELETE,
-                &format!("/v1/games/{game_id}/api-keys/{key_id}"),
-                &token,
-            )
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = first
+        .dashboard_call(
+            Method::DELETE,
+            &format!("/v1/games/{game_id}/api-keys/{key_id}"),
+            &token,
+        )
+        .await;
     assert_eq!(status, 204);
     within(
         "the revoked key refused by the second node",

@@ -1,5 +1,5 @@
 //! Black-box tests of funnels: definitions in the dashboard, reports on the game side.
-use crate::helpers::{read, spawn_app, TestApp};
+use crate::helpers::{spawn_app, TestApp};
 use chrono::{DateTime, Duration, Utc};
 use entity::{api_keys, events};
 use reqwest::Method;
@@ -85,26 +85,22 @@ pub async fn seed_events(app: &TestApp, game_id: &str, list: &[Ev]) {
 }
 
 async fn create_funnel(app: &TestApp, token: &str, game_id: &str, body: Value) -> Value {
-    let (status, funnel) = read(
-        app.dashboard(Method::POST, &format!("/v1/games/{game_id}/funnels"), token)
-            .json(&body)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, funnel) = app
+        .dashboard_json(
+            Method::POST,
+            &format!("/v1/games/{game_id}/funnels"),
+            token,
+            body,
+        )
+        .await;
     assert_eq!(status, 201, "{funnel}");
     funnel
 }
 
 async fn report(app: &TestApp, key: &str, funnel_id: &str, query: &str) -> Value {
-    let (status, body) = read(
-        app.game(Method::GET, &format!("/v1/funnels/{funnel_id}{query}"), key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .game_call(Method::GET, &format!("/v1/funnels/{funnel_id}{query}"), key)
+        .await;
     assert_eq!(status, 200, "{body}");
     body
 }
@@ -191,17 +187,13 @@ async fn loose_and_strict_funnels_count_users_per_step() {
 
     let strict_id = strict["funnel_id"].as_str().unwrap();
     let body = report(&app, &key, strict_id, "").await;
-    let (status, dashboard) = read(
-        app.dashboard(
+    let (status, dashboard) = app
+        .dashboard_call(
             Method::GET,
             &format!("/v1/games/{game_id}/funnels/{strict_id}/report"),
             &token,
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 200, "{dashboard}");
     assert_eq!(dashboard, body, "the dashboard sees the same report");
     assert_eq!(body["mode"], "strict");
@@ -271,18 +263,14 @@ async fn a_conversion_window_drops_slow_users() {
         vec![3, 2]
     );
 
-    let (status, updated) = read(
-        app.dashboard(
+    let (status, updated) = app
+        .dashboard_json(
             Method::PATCH,
             &format!("/v1/games/{game_id}/funnels/{strict_id}"),
             &token,
+            json!({ "within_hours": null }),
         )
-        .json(&json!({ "within_hours": null }))
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 200, "{updated}");
     assert!(updated["within_hours"].is_null());
     assert_eq!(
@@ -362,13 +350,9 @@ async fn reports_cover_the_requested_utc_days() {
         ("?from=2020-01-01&to=2026-01-01", "over 366 days"),
         ("?environment=staging", "unknown environment"),
     ] {
-        let (status, body) = read(
-            app.game(Method::GET, &format!("/v1/funnels/{id}{query}"), &key)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, body) = app
+            .game_call(Method::GET, &format!("/v1/funnels/{id}{query}"), &key)
+            .await;
         assert_eq!(status, 400, "{why}: {body}");
         assert!(body["error"].is_string(), "{why}");
     }
@@ -396,13 +380,7 @@ async fn funnels_are_private_to_their_game() {
     .await;
     let theirs_id = theirs["funnel_id"].as_str().unwrap();
 
-    let (status, list) = read(
-        app.game(Method::GET, "/v1/funnels", &key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, list) = app.game_call(Method::GET, "/v1/funnels", &key).await;
     assert_eq!(status, 200);
     assert_eq!(list["funnels"].as_array().unwrap().len(), 1);
     assert_eq!(list["funnels"][0]["funnel_id"], mine["funnel_id"]);
@@ -412,7 +390,7 @@ async fn funnels_are_private_to_their_game() {
         (format!("/v1/funnels/{}", Uuid::now_v7()), "unknown id"),
         ("/v1/funnels/not-a-uuid".to_string(), "malformed id"),
     ] {
-        let (status, body) = read(app.game(Method::GET, &path, &key).send().await.unwrap()).await;
+        let (status, body) = app.game_call(Method::GET, &path, &key).await;
         assert_eq!(status, 404, "{why}: {body}");
         assert!(body["error"].is_string());
     }
@@ -424,28 +402,18 @@ async fn funnels_are_private_to_their_game() {
     // Dashboard: another game's funnel under my game's path is 404; their game is 403.
     let path = format!("/v1/games/{game_id}/funnels/{theirs_id}");
     for method in [Method::GET, Method::DELETE] {
-        let (status, _) = read(app.dashboard(method, &path, &token).send().await.unwrap()).await;
+        let (status, _) = app.dashboard_call(method, &path, &token).await;
         assert_eq!(status, 404);
     }
-    let (status, _) = read(
-        app.dashboard(
+    let (status, _) = app
+        .dashboard_call(
             Method::GET,
             &format!("/v1/games/{other_game}/funnels"),
             &token,
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 403);
-    let (status, _) = read(
-        app.request(Method::GET, "/v1/funnels")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app.call(Method::GET, "/v1/funnels").await;
     assert_eq!(status, 401);
 }
 
@@ -494,14 +462,7 @@ async fn funnel_definitions_are_validated_and_editable_by_editors_only() {
             "unknown field",
         ),
     ] {
-        let (status, body) = read(
-            app.dashboard(Method::POST, &path, &token)
-                .json(&body)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, body) = app.dashboard_json(Method::POST, &path, &token, body).await;
         assert_eq!(status, 400, "{why}: {body}");
         assert!(body["error"].is_string(), "{why}");
     }
@@ -517,37 +478,11 @@ async fn funnel_definitions_are_validated_and_editable_by_editors_only() {
     let funnel_path = format!("{path}/{}", funnel["funnel_id"].as_str().unwrap());
 
     // A viewer reads but cannot write.
-    let viewer = app.new_user().await;
-    let viewer_email = email_of(&app, &viewer).await;
-    let (status, _) = read(
-        app.dashboard(
-            Method::POST,
-            &format!("/v1/games/{game_id}/members"),
-            &token,
-        )
-        .json(&json!({ "email": viewer_email, "role": "viewer" }))
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 201);
-    let (status, list) = read(
-        app.dashboard(Method::GET, &path, &viewer)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (viewer, _) = app.new_member(&token, &game_id, "viewer").await;
+    let (status, list) = app.dashboard_call(Method::GET, &path, &viewer).await;
     assert_eq!(status, 200);
     assert_eq!(list["funnels"][0]["name"], "Long");
-    let (status, _) = read(
-        app.dashboard(Method::GET, &funnel_path, &viewer)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app.dashboard_call(Method::GET, &funnel_path, &viewer).await;
     assert_eq!(status, 200);
     for (method, body) in [
         (Method::POST, json!({ "name": "v", "steps": ["a", "b"] })),
@@ -559,73 +494,42 @@ async fn funnel_definitions_are_validated_and_editable_by_editors_only() {
         } else {
             &funnel_path
         };
-        let (status, body) = read(
-            app.dashboard(method.clone(), target, &viewer)
-                .json(&body)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, body) = app
+            .dashboard_json(method.clone(), target, &viewer, body)
+            .await;
         assert_eq!(status, 403, "viewer {method}: {body}");
     }
 
-    let (status, updated) = read(
-        app.dashboard(Method::PATCH, &funnel_path, &token)
-            .json(&json!({ "name": "Short", "mode": "loose", "steps": ["x", "y"] }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, updated) = app
+        .dashboard_json(
+            Method::PATCH,
+            &funnel_path,
+            &token,
+            json!({ "name": "Short", "mode": "loose", "steps": ["x", "y"] }),
+        )
+        .await;
     assert_eq!(status, 200, "{updated}");
     assert_eq!(
         (updated["name"].as_str(), updated["mode"].as_str()),
         (Some("Short"), Some("loose"))
     );
     assert_eq!(updated["steps"], json!(["x", "y"]));
-    let (status, _) = read(
-        app.dashboard(Method::PATCH, &funnel_path, &token)
-            .json(&json!({ "steps": ["x"] }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .dashboard_json(
+            Method::PATCH,
+            &funnel_path,
+            &token,
+            json!({ "steps": ["x"] }),
+        )
+        .await;
     assert_eq!(status, 400);
 
-    let (status, _) = read(
-        app.dashboard(Method::DELETE, &funnel_path, &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .dashboard_call(Method::DELETE, &funnel_path, &token)
+        .await;
     assert_eq!(status, 204);
-    let (status, _) = read(
-        app.dashboard(Method::GET, &funnel_path, &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app.dashboard_call(Method::GET, &funnel_path, &token).await;
     assert_eq!(status, 404);
-}
-
-/// The e-mail address behind a token.
-pub async fn email_of(app: &TestApp, token: &str) -> String {
-    let (_, me) = read(
-        app.dashboard(Method::GET, "/v1/auth/me", token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    me["email"]
-        .as_str()
-        .or(me["user"]["email"].as_str())
-        .expect("me has an email")
-        .to_string()
 }
 
 /// End to end through ingestion: events sent with `POST /v1/track` (backdated with
@@ -652,14 +556,7 @@ async fn tracked_events_feed_the_funnel() {
         { "event_name": "start", "session_id": "s2", "player_id": "p2", "client_timestamp": at(1) },
         { "event_name": "finish", "session_id": "s3", "client_timestamp": at(2) },
     ]);
-    let (status, body) = read(
-        app.game(Method::POST, "/v1/track", &key)
-            .json(&batch)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app.game_json(Method::POST, "/v1/track", &key, batch).await;
     assert_eq!(status, 202, "{body}");
     let report = report(&app, &key, funnel["funnel_id"].as_str().unwrap(), "").await;
     assert_eq!(counts(&report), vec![2, 1], "{report}");

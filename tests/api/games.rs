@@ -1,4 +1,4 @@
-use crate::helpers::{read, spawn_app};
+use crate::helpers::{spawn_app, Fetch};
 use reqwest::Method;
 use serde_json::json;
 
@@ -8,14 +8,14 @@ async fn create_list_read_rename_and_delete_a_game() {
     let _admin = app.new_user().await; // the first account is the admin; use a regular one below
     let token = app.new_user().await;
 
-    let (status, game) = read(
-        app.dashboard(Method::POST, "/v1/games", &token)
-            .json(&json!({ "name": "Space Goats" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, game) = app
+        .dashboard_json(
+            Method::POST,
+            "/v1/games",
+            &token,
+            json!({ "name": "Space Goats" }),
+        )
+        .await;
     assert_eq!(status, 201, "{game}");
     assert_eq!(game["tier"], "free");
     assert_eq!(game["event_validation"], "off");
@@ -23,42 +23,26 @@ async fn create_list_read_rename_and_delete_a_game() {
     assert!(game["created_at"].as_str().unwrap().ends_with('Z'));
     let id = game["game_id"].as_str().unwrap();
 
-    let (_, list) = read(
-        app.dashboard(Method::GET, "/v1/games", &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, list) = app.dashboard_call(Method::GET, "/v1/games", &token).await;
     assert_eq!(list["games"].as_array().unwrap().len(), 1);
 
-    let (status, renamed) = read(
-        app.dashboard(Method::PATCH, &format!("/v1/games/{id}"), &token)
-            .json(&json!({ "name": "Space Goats 2", "event_validation": "warn" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, renamed) = app
+        .dashboard_json(
+            Method::PATCH,
+            &format!("/v1/games/{id}"),
+            &token,
+            json!({ "name": "Space Goats 2", "event_validation": "warn" }),
+        )
+        .await;
     assert_eq!(status, 200, "{renamed}");
     assert_eq!(renamed["name"], "Space Goats 2");
     assert_eq!(renamed["event_validation"], "warn");
 
-    let (status, _) = read(
-        app.dashboard(Method::DELETE, &format!("/v1/games/{id}"), &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .dashboard_call(Method::DELETE, &format!("/v1/games/{id}"), &token)
+        .await;
     assert_eq!(status, 204);
-    let (_, list) = read(
-        app.dashboard(Method::GET, "/v1/games", &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, list) = app.dashboard_call(Method::GET, "/v1/games", &token).await;
     assert!(list["games"].as_array().unwrap().is_empty());
 }
 
@@ -68,57 +52,51 @@ async fn only_the_admin_sets_tiers_and_rate_limits() {
     let admin = app.new_user().await;
     let user = app.new_user().await;
 
-    let (status, _) = read(
-        app.dashboard(Method::POST, "/v1/games", &user)
-            .json(&json!({ "name": "G", "tier": "studio" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .dashboard_json(
+            Method::POST,
+            "/v1/games",
+            &user,
+            json!({ "name": "G", "tier": "studio" }),
+        )
+        .await;
     assert_eq!(status, 403);
 
     let game_id = app.create_game(&user).await;
-    let (status, _) = read(
-        app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &user)
-            .json(&json!({ "tier": "indie" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .dashboard_json(
+            Method::PATCH,
+            &format!("/v1/games/{game_id}"),
+            &user,
+            json!({ "tier": "indie" }),
+        )
+        .await;
     assert_eq!(status, 403);
 
-    let (status, game) = read(
-        app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
-            .json(&json!({ "tier": "indie", "rate_limit_per_minute": 5000 }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, game) = app
+        .dashboard_json(
+            Method::PATCH,
+            &format!("/v1/games/{game_id}"),
+            &admin,
+            json!({ "tier": "indie", "rate_limit_per_minute": 5000 }),
+        )
+        .await;
     assert_eq!(status, 200, "{game}");
     assert_eq!(game["tier"], "indie");
     assert_eq!(game["monthly_event_quota"], 1_000_000);
     assert_eq!(game["rate_limit_per_minute"], 5000);
 
-    let (status, _) = read(
-        app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
-            .json(&json!({ "tier": "platinum" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .dashboard_json(
+            Method::PATCH,
+            &format!("/v1/games/{game_id}"),
+            &admin,
+            json!({ "tier": "platinum" }),
+        )
+        .await;
     assert_eq!(status, 400);
 
-    let (_, all) = read(
-        app.dashboard(Method::GET, "/v1/games", &admin)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, all) = app.dashboard_call(Method::GET, "/v1/games", &admin).await;
     assert!(
         all["games"]
             .as_array()
@@ -135,29 +113,11 @@ async fn roles_decide_what_members_may_do() {
     let _admin = app.new_user().await;
     let owner = app.new_user().await;
     let game_id = app.create_game(&owner).await;
-    let viewer_email = format!("viewer-{}@studio.test", uuid::Uuid::new_v4().simple());
-    let viewer = app.register(&viewer_email).await;
-    let (status, _) = read(
-        app.dashboard(
-            Method::POST,
-            &format!("/v1/games/{game_id}/members"),
-            &owner,
-        )
-        .json(&json!({ "email": viewer_email, "role": "viewer" }))
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 201);
+    let (viewer, _) = app.new_member(&owner, &game_id, "viewer").await;
 
-    let (status, game) = read(
-        app.dashboard(Method::GET, &format!("/v1/games/{game_id}"), &viewer)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, game) = app
+        .dashboard_call(Method::GET, &format!("/v1/games/{game_id}"), &viewer)
+        .await;
     assert_eq!(status, 200);
     assert_eq!(game["role"], "viewer");
     for (method, path, body) in [
@@ -177,53 +137,28 @@ async fn roles_decide_what_members_may_do() {
             json!({ "email": "x@studio.test", "role": "owner" }),
         ),
     ] {
-        let (status, answer) = read(
-            app.dashboard(method, &path, &viewer)
-                .json(&body)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, answer) = app.dashboard_json(method, &path, &viewer, body).await;
         assert_eq!(status, 403, "{path}: {answer}");
         assert!(answer["error"].is_string());
     }
-    let (status, _) = read(
-        app.dashboard(Method::DELETE, &format!("/v1/games/{game_id}"), &viewer)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .dashboard_call(Method::DELETE, &format!("/v1/games/{game_id}"), &viewer)
+        .await;
     assert_eq!(status, 403);
 
-    let (_, members) = read(
-        app.dashboard(Method::GET, &format!("/v1/games/{game_id}/members"), &owner)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, members) = app
+        .dashboard_call(Method::GET, &format!("/v1/games/{game_id}/members"), &owner)
+        .await;
     assert_eq!(members["members"].as_array().unwrap().len(), 2);
-    let (_, me) = read(
-        app.dashboard(Method::GET, "/v1/auth/me", &owner)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, me) = app.dashboard_call(Method::GET, "/v1/auth/me", &owner).await;
     let owner_id = me["id"].as_str().unwrap();
-    let (status, _) = read(
-        app.dashboard(
+    let (status, _) = app
+        .dashboard_call(
             Method::DELETE,
             &format!("/v1/games/{game_id}/members/{owner_id}"),
             &owner,
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 409, "the last owner cannot leave");
 }
 
@@ -233,25 +168,15 @@ async fn nobody_sees_or_touches_another_users_game() {
     let _admin = app.new_user().await;
     let (owner, game_id, _key) = app.game_with_key().await;
     let stranger = app.new_user().await;
-    let (_, keys) = read(
-        app.dashboard(
+    let (_, keys) = app
+        .dashboard_call(
             Method::GET,
             &format!("/v1/games/{game_id}/api-keys"),
             &owner,
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     let key_id = keys["api_keys"][0]["key_id"].as_str().unwrap().to_string();
-    let (_, me) = read(
-        app.dashboard(Method::GET, "/v1/auth/me", &owner)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, me) = app.dashboard_call(Method::GET, "/v1/auth/me", &owner).await;
     let owner_id = me["id"].as_str().unwrap().to_string();
 
     let routes = [
@@ -295,24 +220,16 @@ async fn nobody_sees_or_touches_another_users_game() {
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let (status, answer) = read(request.send().await.unwrap()).await;
+        let (status, answer) = request.fetch().await;
         assert_eq!(status, 403, "{method} {path}: {answer}");
     }
-    let (_, list) = read(
-        app.dashboard(Method::GET, "/v1/games", &stranger)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, list) = app
+        .dashboard_call(Method::GET, "/v1/games", &stranger)
+        .await;
     assert!(list["games"].as_array().unwrap().is_empty());
-    let (status, game) = read(
-        app.dashboard(Method::GET, &format!("/v1/games/{game_id}"), &owner)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, game) = app
+        .dashboard_call(Method::GET, &format!("/v1/games/{game_id}"), &owner)
+        .await;
     assert_eq!(status, 200);
     assert_eq!(game["name"], "Test Game", "nothing changed");
 }

@@ -1,26 +1,20 @@
-use crate::helpers::{read, spawn_app};
+use crate::helpers::spawn_app;
 use reqwest::Method;
 
 #[tokio::test]
 async fn probes_docs_and_spec_answer() {
     let app = spawn_app().await;
 
-    let (status, body) = read(app.request(Method::GET, "/healthz").send().await.unwrap()).await;
+    let (status, body) = app.call(Method::GET, "/healthz").await;
     assert_eq!(status, 200);
     assert_eq!(body["status"], "ok");
 
-    let (status, body) = read(app.request(Method::GET, "/readyz").send().await.unwrap()).await;
+    let (status, body) = app.call(Method::GET, "/readyz").await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["cold_store"], true);
     assert_eq!(body["hot_store"], true);
 
-    let (status, spec) = read(
-        app.request(Method::GET, "/openapi.json")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, spec) = app.call(Method::GET, "/openapi.json").await;
     assert_eq!(status, 200);
     assert!(spec["paths"]["/v1/auth/register"].is_object());
 

@@ -188,20 +188,78 @@ impl TestApp {
         self.request(method, path).bearer_auth(token)
     }
 
+    /// A request as the dashboard makes it, or with no credentials when `token` is `None`.
+    pub fn dashboard_or_anonymous(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+    ) -> RequestBuilder {
+        match token {
+            Some(token) => self.dashboard(method, path, token),
+            None => self.request(method, path),
+        }
+    }
+
     /// A request as a game client makes it.
     pub fn game(&self, method: Method, path: &str, api_key: &str) -> RequestBuilder {
         self.request(method, path).header("x-game-api-key", api_key)
     }
 
-    pub async fn register(&self, email: &str) -> String {
-        let response = self
-            .request(Method::POST, "/v1/auth/register")
-            .json(&json!({ "email": email, "password": PASSWORD }))
-            .send()
+    /// A request with no credentials, sent and read: status and JSON body.
+    pub async fn call(&self, method: Method, path: &str) -> (u16, Value) {
+        self.request(method, path).fetch().await
+    }
+
+    /// `call` with a JSON body.
+    pub async fn call_json(&self, method: Method, path: &str, body: Value) -> (u16, Value) {
+        self.request(method, path).json(&body).fetch().await
+    }
+
+    /// A dashboard request (bearer token), sent and read: status and JSON body.
+    pub async fn dashboard_call(&self, method: Method, path: &str, token: &str) -> (u16, Value) {
+        self.dashboard(method, path, token).fetch().await
+    }
+
+    /// `dashboard_call` with a JSON body.
+    pub async fn dashboard_json(
+        &self,
+        method: Method,
+        path: &str,
+        token: &str,
+        body: Value,
+    ) -> (u16, Value) {
+        self.dashboard(method, path, token)
+            .json(&body)
+            .fetch()
             .await
-            .unwrap();
-        assert_eq!(response.status(), 201, "register {email}");
-        let body: Value = response.json().await.unwrap();
+    }
+
+    /// A game client's request (API key), sent and read: status and JSON body.
+    pub async fn game_call(&self, method: Method, path: &str, api_key: &str) -> (u16, Value) {
+        self.game(method, path, api_key).fetch().await
+    }
+
+    /// `game_call` with a JSON body.
+    pub async fn game_json(
+        &self,
+        method: Method,
+        path: &str,
+        api_key: &str,
+        body: Value,
+    ) -> (u16, Value) {
+        self.game(method, path, api_key).json(&body).fetch().await
+    }
+
+    pub async fn register(&self, email: &str) -> String {
+        let (status, body) = self
+            .call_json(
+                Method::POST,
+                "/v1/auth/register",
+                json!({ "email": email, "password": PASSWORD }),
+            )
+            .await;
+        assert_eq!(status, 201, "register {email}");
         body["token"].as_str().unwrap().to_string()
     }
 
@@ -210,22 +268,18 @@ impl TestApp {
     pub async fn new_member(&self, owner: &str, game_id: &str, role: &str) -> (String, String) {
         let email = format!("member-{}@studio.test", Uuid::new_v4().simple());
         let token = self.register(&email).await;
-        let (status, body) = read(
-            self.dashboard(Method::POST, &format!("/v1/games/{game_id}/members"), owner)
-                .json(&json!({ "email": email, "role": role }))
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, body) = self
+            .dashboard_json(
+                Method::POST,
+                &format!("/v1/games/{game_id}/members"),
+                owner,
+                json!({ "email": email, "role": role }),
+            )
+            .await;
         assert_eq!(status, 201, "{body}");
-        let (_, me) = read(
-            self.dashboard(Method::GET, "/v1/auth/me", &token)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (_, me) = self
+            .dashboard_call(Method::GET, "/v1/auth/me", &token)
+            .await;
         let user_id = me["id"].as_str().unwrap().to_string();
         (token, user_id)
     }
@@ -237,30 +291,28 @@ impl TestApp {
     }
 
     pub async fn create_game(&self, token: &str) -> String {
-        let response = self
-            .dashboard(Method::POST, "/v1/games", token)
-            .json(&json!({ "name": "Test Game" }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 201);
-        let body: Value = response.json().await.unwrap();
+        let (status, body) = self
+            .dashboard_json(
+                Method::POST,
+                "/v1/games",
+                token,
+                json!({ "name": "Test Game" }),
+            )
+            .await;
+        assert_eq!(status, 201);
         body["game_id"].as_str().unwrap().to_string()
     }
 
     pub async fn create_key(&self, token: &str, game_id: &str, environment: &str) -> String {
-        let response = self
-            .dashboard(
+        let (status, body) = self
+            .dashboard_json(
                 Method::POST,
                 &format!("/v1/games/{game_id}/api-keys"),
                 token,
+                json!({ "environment": environment }),
             )
-            .json(&json!({ "environment": environment }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 201);
-        let body: Value = response.json().await.unwrap();
+            .await;
+        assert_eq!(status, 201);
         body["key"].as_str().unwrap().to_string()
     }
 
@@ -304,6 +356,18 @@ pub async fn read(response: Response) -> (u16, Value) {
         serde_json::from_str(&text).unwrap_or(Value::String(text))
     };
     (status, body)
+}
+
+/// Sends a built request and reads the answer: `request.fetch().await` is
+/// `read(request.send().await.unwrap()).await`.
+pub trait Fetch {
+    fn fetch(self) -> impl std::future::Future<Output = (u16, Value)> + Send;
+}
+
+impl Fetch for RequestBuilder {
+    async fn fetch(self) -> (u16, Value) {
+        read(self.send().await.unwrap()).await
+    }
 }
 
 /// The hot stores a conformance suite runs against: the in-process one always, and Redis (with

@@ -1,4 +1,4 @@
-use crate::helpers::{read, spawn_app};
+use crate::helpers::spawn_app;
 use reqwest::Method;
 use serde_json::json;
 
@@ -8,34 +8,26 @@ async fn keys_are_shown_once_listed_by_prefix_and_revoked_at_once() {
     let token = app.new_user().await;
     let game_id = app.create_game(&token).await;
 
-    let (status, created) = read(
-        app.dashboard(
+    let (status, created) = app
+        .dashboard_json(
             Method::POST,
             &format!("/v1/games/{game_id}/api-keys"),
             &token,
+            json!({ "name": "ci", "environment": "production" }),
         )
-        .json(&json!({ "name": "ci", "environment": "production" }))
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 201, "{created}");
     let key = created["key"].as_str().unwrap().to_string();
     assert!(key.len() >= 3 + 32, "at least 128 random bits");
     assert_eq!(created["environment"], "production");
 
-    let (_, list) = read(
-        app.dashboard(
+    let (_, list) = app
+        .dashboard_call(
             Method::GET,
             &format!("/v1/games/{game_id}/api-keys"),
             &token,
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     let listed = &list["api_keys"][0];
     assert!(key.starts_with(listed["prefix"].as_str().unwrap()));
     assert!(
@@ -43,72 +35,48 @@ async fn keys_are_shown_once_listed_by_prefix_and_revoked_at_once() {
         "the raw key is never listed"
     );
 
-    let (status, config) = read(
-        app.game(Method::GET, "/v1/config", &key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, config) = app.game_call(Method::GET, "/v1/config", &key).await;
     assert_eq!(status, 200, "{config}");
     assert_eq!(config["config"], json!({}));
     assert!(config["updated_at"].is_null());
 
     let key_id = created["key_id"].as_str().unwrap();
-    let (status, _) = read(
-        app.dashboard(
+    let (status, _) = app
+        .dashboard_call(
             Method::DELETE,
             &format!("/v1/games/{game_id}/api-keys/{key_id}"),
             &token,
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 204);
-    let (status, body) = read(
-        app.game(Method::GET, "/v1/config", &key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app.game_call(Method::GET, "/v1/config", &key).await;
     assert_eq!(status, 401);
     assert_eq!(body["error"], "Invalid API key");
 
-    let (status, _) = read(
-        app.dashboard(
+    let (status, _) = app
+        .dashboard_json(
             Method::POST,
             &format!("/v1/games/{game_id}/api-keys"),
             &token,
+            json!({ "environment": "staging" }),
         )
-        .json(&json!({ "environment": "staging" }))
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 400);
 }
 
 #[tokio::test]
 async fn game_routes_name_the_missing_header() {
     let app = spawn_app().await;
-    let (status, body) = read(app.request(Method::GET, "/v1/config").send().await.unwrap()).await;
+    let (status, body) = app.call(Method::GET, "/v1/config").await;
     assert_eq!(status, 401);
     assert!(
         body["error"].as_str().unwrap().contains("x-game-api-key"),
         "{body}"
     );
 
-    let (status, body) = read(
-        app.game(Method::GET, "/v1/config", "pt_not-a-real-key")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .game_call(Method::GET, "/v1/config", "pt_not-a-real-key")
+        .await;
     assert_eq!(status, 401);
     assert_eq!(body["error"], "Invalid API key");
 }
@@ -117,28 +85,10 @@ async fn game_routes_name_the_missing_header() {
 async fn deleting_a_game_kills_its_keys() {
     let app = spawn_app().await;
     let (token, game_id, key) = app.game_with_key().await;
-    assert_eq!(
-        app.game(Method::GET, "/v1/config", &key)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
-    let (status, _) = read(
-        app.dashboard(Method::DELETE, &format!("/v1/games/{game_id}"), &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    assert_eq!(app.game_call(Method::GET, "/v1/config", &key).await.0, 200);
+    let (status, _) = app
+        .dashboard_call(Method::DELETE, &format!("/v1/games/{game_id}"), &token)
+        .await;
     assert_eq!(status, 204);
-    assert_eq!(
-        app.game(Method::GET, "/v1/config", &key)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        401
-    );
+    assert_eq!(app.game_call(Method::GET, "/v1/config", &key).await.0, 401);
 }

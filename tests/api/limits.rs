@@ -44,14 +44,7 @@ async fn requests_over_the_limit_get_429_with_headers() {
 
     // the window moves on with the clock
     app.clock.advance(chrono::Duration::seconds(61));
-    assert_eq!(
-        app.game(Method::GET, "/v1/config", &key)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    assert_eq!(app.game_call(Method::GET, "/v1/config", &key).await.0, 200);
 }
 
 #[tokio::test]
@@ -69,13 +62,7 @@ async fn unauthenticated_routes_are_limited_per_ip() {
             "headers on errors too"
         );
     }
-    let (status, body) = read(
-        app.request(Method::GET, "/v1/nothing")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app.call(Method::GET, "/v1/nothing").await;
     assert_eq!(status, 429);
     assert_eq!(body["error"], "Too Many Requests");
 }
@@ -89,26 +76,14 @@ async fn two_nodes_share_accounts_keys_and_rate_windows() {
     let second = spawn_on(first.backend.clone(), |s| s.rate_limit_per_minute = 4).await;
     let (token, game_id, key) = first.game_with_key().await;
 
-    let (status, _) = read(
-        second
-            .dashboard(Method::GET, &format!("/v1/games/{game_id}"), &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = second
+        .dashboard_call(Method::GET, &format!("/v1/games/{game_id}"), &token)
+        .await;
     assert_eq!(status, 200, "a token from node 1 works on node 2");
     let mut statuses = Vec::new();
     for i in 0..6 {
         let node = if i % 2 == 0 { &first } else { &second };
-        statuses.push(
-            node.game(Method::GET, "/v1/config", &key)
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .as_u16(),
-        );
+        statuses.push(node.game_call(Method::GET, "/v1/config", &key).await.0);
     }
     assert_eq!(
         statuses,

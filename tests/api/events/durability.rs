@@ -1,6 +1,6 @@
 //! 202 means committed: the real binary is killed with SIGKILL in the middle of a load run, and
 //! every event that got a 202 must be in the database afterwards, exactly once.
-use crate::helpers::{read, spawn_app, Backend, PASSWORD};
+use crate::helpers::{spawn_app, Backend, Fetch, PASSWORD};
 use entity::{event_usage, events};
 use reqwest::Method;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -96,7 +96,7 @@ async fn post(
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
-    read(request.send().await.unwrap()).await
+    request.fetch().await
 }
 
 #[tokio::test]
@@ -237,16 +237,12 @@ async fn every_acknowledged_event_survives_kill_9_exactly_once() {
     // After a restart the quota carries on from what was stored (Redis may still count the
     // reservations of requests cut off by the kill, never fewer).
     let server = Server::start(&backend).await;
-    let (status, body) = read(
-        client
-            .post(format!("{}/v1/track", server.address))
-            .header("x-game-api-key", &key)
-            .json(&json!({ "event_name": "after", "session_id": "s" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = client
+        .post(format!("{}/v1/track", server.address))
+        .header("x-game-api-key", &key)
+        .json(&json!({ "event_name": "after", "session_id": "s" }))
+        .fetch()
+        .await;
     assert_eq!(status, 202, "{body}");
     let remaining = body["quota"]["remaining"].as_u64().unwrap();
     let exact = 100_000 - rows.len() as u64 - 1;
@@ -282,14 +278,13 @@ async fn every_acknowledged_event_survives_kill_9_exactly_once() {
                     .iter()
                     .map(|id| json!({ "event_name": "tick", "session_id": "s", "event_id": id }))
                     .collect();
-                let response = client
+                let (status, _) = client
                     .post(&url)
                     .header("x-game-api-key", &key)
                     .json(&batch)
-                    .send()
-                    .await
-                    .unwrap();
-                assert_eq!(response.status(), 202, "a batch sent again");
+                    .fetch()
+                    .await;
+                assert_eq!(status, 202, "a batch sent again");
             }
         }));
     }
@@ -325,16 +320,12 @@ async fn every_acknowledged_event_survives_kill_9_exactly_once() {
     )
     .await;
     let started = std::time::Instant::now();
-    let (status, body) = read(
-        client
-            .post(format!("{base}/v1/track"))
-            .header("x-game-api-key", new_key["key"].as_str().unwrap())
-            .json(&json!({ "event_name": "first", "session_id": "s" }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = client
+        .post(format!("{base}/v1/track"))
+        .header("x-game-api-key", new_key["key"].as_str().unwrap())
+        .json(&json!({ "event_name": "first", "session_id": "s" }))
+        .fetch()
+        .await;
     assert_eq!(status, 202, "{body}");
     assert!(
         started.elapsed() < Duration::from_secs(2),
@@ -441,14 +432,14 @@ async fn a_new_games_first_event_is_stored_at_once_while_every_writer_holds_its_
     for round in 0..8 {
         let (status, _) = super::track(&app, &key, super::event("busy")).await;
         assert_eq!(status, 202);
-        let (status, body) = read(
-            app.game(Method::POST, "/v1/leaderboards", &key)
-                .json(&json!({ "board_name": "busy", "player_id": format!("p{round}"), "score": round }))
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, body) = app
+            .game_json(
+                Method::POST,
+                "/v1/leaderboards",
+                &key,
+                json!({ "board_name": "busy", "player_id": format!("p{round}"), "score": round }),
+            )
+            .await;
         assert_eq!(status, 200, "{body}");
     }
 

@@ -1,7 +1,7 @@
 //! The monthly event quota: all or nothing, exact under concurrency and across nodes, and
 //! rebuilt from the cold store when the hot-store counter is gone.
 use super::{batch, event, stored, track};
-use crate::helpers::{read, services_backend, spawn_app, spawn_on, TestApp};
+use crate::helpers::{services_backend, spawn_app, spawn_on, TestApp};
 use playtrace::events::{quota::counter_name, writer::month_of};
 use reqwest::Method;
 use serde_json::json;
@@ -14,6 +14,16 @@ fn counter(app: &TestApp, game_id: &str) -> String {
         Uuid::parse_str(game_id).unwrap(),
         &month_of(app.state.now()),
     )
+}
+
+/// The game's hot counter for this month (`None` while it is missing).
+async fn hot_count(app: &TestApp, game_id: &str) -> Option<u64> {
+    app.state
+        .hot
+        .quotas
+        .current(&counter(app, game_id))
+        .await
+        .unwrap()
 }
 
 /// Counts `used` events on the game's counter through the hot-store trait, as if they had been
@@ -88,14 +98,14 @@ async fn development_and_production_keys_share_the_quota_and_tiers_set_the_limit
     assert_eq!(body["quota"]["remaining"], FREE_LIMIT - 15);
 
     for (tier, limit) in [("indie", 1_000_000u64), ("studio", 10_000_000)] {
-        let (status, _) = read(
-            app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
-                .json(&json!({ "tier": tier }))
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, _) = app
+            .dashboard_json(
+                Method::PATCH,
+                &format!("/v1/games/{game_id}"),
+                &admin,
+                json!({ "tier": tier }),
+            )
+            .await;
         assert_eq!(status, 200);
         let (status, body) = track(&app, &production, event("a")).await;
         assert_eq!(status, 202);
@@ -208,15 +218,7 @@ async fn the_count_is_rebuilt_from_the_cold_store_when_the_hot_counter_is_lost()
         app.stop().await;
         spawn_on(backend, |_| {}).await
     };
-    assert_eq!(
-        app.state
-            .hot
-            .quotas
-            .current(&counter(&app, &game_id))
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(hot_count(&app, &game_id).await, None);
 
     let (status, body) = track(&app, &key, event("after_restart")).await;
     assert_eq!(status, 202, "{body}");
@@ -225,15 +227,7 @@ async fn the_count_is_rebuilt_from_the_cold_store_when_the_hot_counter_is_lost()
         FREE_LIMIT - 32,
         "31 stored before, 1 now"
     );
-    assert_eq!(
-        app.state
-            .hot
-            .quotas
-            .current(&counter(&app, &game_id))
-            .await
-            .unwrap(),
-        Some(32)
-    );
+    assert_eq!(hot_count(&app, &game_id).await, Some(32));
 }
 
 #[tokio::test]

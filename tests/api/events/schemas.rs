@@ -1,6 +1,6 @@
 //! Event schemas (dashboard) and the `event_validation` modes of `/v1/track`.
 use super::{stored, track};
-use crate::helpers::{read, spawn_app, TestApp};
+use crate::helpers::{spawn_app, TestApp};
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -23,29 +23,24 @@ pub async fn put_schema(
     name: &str,
     schema: Value,
 ) -> (u16, Value) {
-    read(
-        app.dashboard(
-            Method::PUT,
-            &format!("/v1/games/{game_id}/event-schemas/{name}"),
-            token,
-        )
-        .json(&schema)
-        .send()
-        .await
-        .unwrap(),
+    app.dashboard_json(
+        Method::PUT,
+        &format!("/v1/games/{game_id}/event-schemas/{name}"),
+        token,
+        schema,
     )
     .await
 }
 
 async fn set_validation(app: &TestApp, token: &str, game_id: &str, mode: &str) {
-    let (status, body) = read(
-        app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), token)
-            .json(&json!({ "event_validation": mode }))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = app
+        .dashboard_json(
+            Method::PATCH,
+            &format!("/v1/games/{game_id}"),
+            token,
+            json!({ "event_validation": mode }),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
 }
 
@@ -80,13 +75,7 @@ async fn schemas_are_created_replaced_listed_read_and_deleted() {
     assert_eq!(replaced["created_at"], created["created_at"]);
     put_schema(&app, &token, &game_id, "boss fight", json!(true)).await;
 
-    let (status, list) = read(
-        app.dashboard(Method::GET, &base, &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, list) = app.dashboard_call(Method::GET, &base, &token).await;
     assert_eq!(status, 200);
     let names: Vec<&str> = list["event_schemas"]
         .as_array()
@@ -96,32 +85,20 @@ async fn schemas_are_created_replaced_listed_read_and_deleted() {
         .collect();
     assert_eq!(names, vec!["boss fight", "purchase"]);
 
-    let (status, one) = read(
-        app.dashboard(Method::GET, &format!("{base}/purchase"), &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, one) = app
+        .dashboard_call(Method::GET, &format!("{base}/purchase"), &token)
+        .await;
     assert_eq!(status, 200);
     assert_eq!(one["schema"], json!({ "type": "object" }));
 
-    let (status, _) = read(
-        app.dashboard(Method::DELETE, &format!("{base}/purchase"), &token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .dashboard_call(Method::DELETE, &format!("{base}/purchase"), &token)
+        .await;
     assert_eq!(status, 204);
     for method in [Method::GET, Method::DELETE] {
-        let (status, body) = read(
-            app.dashboard(method, &format!("{base}/purchase"), &token)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, body) = app
+            .dashboard_call(method, &format!("{base}/purchase"), &token)
+            .await;
         assert_eq!(status, 404, "{body}");
         assert!(body["error"].is_string());
     }
@@ -157,17 +134,13 @@ async fn invalid_schemas_are_refused_with_400() {
     }
     let (status, _) = put_schema(&app, &token, &game_id, &"n".repeat(129), json!({})).await;
     assert_eq!(status, 400, "event names follow the event rules");
-    let (_, list) = read(
-        app.dashboard(
+    let (_, list) = app
+        .dashboard_call(
             Method::GET,
             &format!("/v1/games/{game_id}/event-schemas"),
             &token,
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(list["event_schemas"], json!([]));
 }
 
@@ -176,58 +149,27 @@ async fn only_editors_change_schemas_and_only_members_see_them() {
     let app = spawn_app().await;
     let _admin = app.new_user().await;
     let (owner, game_id, _key) = app.game_with_key().await;
-    let viewer = app.new_user().await;
+    let (viewer, _) = app.new_member(&owner, &game_id, "viewer").await;
     let outsider = app.new_user().await;
-    let viewer_email = {
-        let (_, me) = read(
-            app.dashboard(Method::GET, "/v1/auth/me", &viewer)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
-        me["email"].as_str().unwrap().to_string()
-    };
-    let (status, _) = read(
-        app.dashboard(
-            Method::POST,
-            &format!("/v1/games/{game_id}/members"),
-            &owner,
-        )
-        .json(&json!({ "email": viewer_email, "role": "viewer" }))
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 201);
     put_schema(&app, &owner, &game_id, "purchase", purchase_schema()).await;
 
     let (status, _) = put_schema(&app, &viewer, &game_id, "purchase", json!({})).await;
     assert_eq!(status, 403, "a viewer cannot change schemas");
-    let (status, _) = read(
-        app.dashboard(
+    let (status, _) = app
+        .dashboard_call(
             Method::GET,
             &format!("/v1/games/{game_id}/event-schemas/purchase"),
             &viewer,
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 200, "a viewer reads them");
-    let (status, _) = read(
-        app.dashboard(
+    let (status, _) = app
+        .dashboard_call(
             Method::DELETE,
             &format!("/v1/games/{game_id}/event-schemas/purchase"),
             &viewer,
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 403);
     for (method, path) in [
         (Method::GET, format!("/v1/games/{game_id}/event-schemas")),
@@ -240,24 +182,14 @@ async fn only_editors_change_schemas_and_only_members_see_them() {
             format!("/v1/games/{game_id}/event-schemas/purchase"),
         ),
     ] {
-        let (status, _) = read(
-            app.dashboard(method.clone(), &path, &outsider)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, _) = app.dashboard_call(method.clone(), &path, &outsider).await;
         assert_eq!(status, 403, "{method} {path} by another tenant");
     }
     let (status, _) = put_schema(&app, &outsider, &game_id, "purchase", json!({})).await;
     assert_eq!(status, 403);
-    let (status, _) = read(
-        app.request(Method::GET, &format!("/v1/games/{game_id}/event-schemas"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = app
+        .call(Method::GET, &format!("/v1/games/{game_id}/event-schemas"))
+        .await;
     assert_eq!(status, 401);
 }
 

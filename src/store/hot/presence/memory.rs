@@ -1,6 +1,6 @@
 //! In-process presence: the same behaviour as the Redis one for a single node.
 use super::{
-    cleared_message, from_millis, millis, offline_message, updated_message, FeedHub,
+    from_millis, millis, FeedHub, OfflineMessage,
     FeedSubscription, Presence, PresenceEntry, PresencePage, PresenceStatus, WentOffline,
     OFFLINE_AFTER, RETAIN,
 };
@@ -66,7 +66,12 @@ fn due_at(entry: &PresenceEntry) -> i64 {
 
 #[async_trait]
 impl Presence for MemoryPresence {
-    async fn set(&self, game_id: Uuid, entry: &PresenceEntry) -> Result<(), HotError> {
+    async fn set(
+        &self,
+        game_id: Uuid,
+        entry: &PresenceEntry,
+        message: &str,
+    ) -> Result<(), HotError> {
         let at = millis(entry.updated_at);
         let previous = {
             let mut games = self.games.lock();
@@ -85,7 +90,7 @@ impl Presence for MemoryPresence {
             }
             due.insert((due_at(entry), game_id, entry.player_id.clone()));
         }
-        self.hub.deliver(game_id, Arc::from(updated_message(entry)));
+        self.hub.deliver(game_id, Arc::from(message));
         Ok(())
     }
 
@@ -93,7 +98,7 @@ impl Presence for MemoryPresence {
         &self,
         game_id: Uuid,
         player_id: &str,
-        now: DateTime<Utc>,
+        message: &str,
     ) -> Result<bool, HotError> {
         let removed = {
             let mut games = self.games.lock();
@@ -115,7 +120,7 @@ impl Presence for MemoryPresence {
             .lock()
             .remove(&(due_at(&removed), game_id, removed.player_id));
         self.hub
-            .deliver(game_id, Arc::from(cleared_message(player_id, now)));
+            .deliver(game_id, Arc::from(message));
         Ok(true)
     }
 
@@ -173,6 +178,7 @@ impl Presence for MemoryPresence {
         &self,
         now: DateTime<Utc>,
         max: usize,
+        message: OfflineMessage,
     ) -> Result<Vec<WentOffline>, HotError> {
         let claimed: Vec<(i64, Uuid, String)> = {
             let mut due = self.due.lock();
@@ -200,7 +206,7 @@ impl Presence for MemoryPresence {
             let last_updated = from_millis(due_ms) - OFFLINE_AFTER;
             self.hub.deliver(
                 game_id,
-                Arc::from(offline_message(&player_id, last_updated)),
+                Arc::from(message(&player_id, last_updated)),
             );
             announced.push(WentOffline {
                 game_id,

@@ -5,10 +5,9 @@
 //! `OFFLINE_AFTER` reads as offline and leaves the active lists at once, whether or not
 //! anything has swept it; it is forgotten after `RETAIN`.
 use super::HotError;
-use crate::http::timestamp;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use serde_json::{json, Value};
+use serde_json::Value;
 use uuid::Uuid;
 
 mod feed;
@@ -101,18 +100,19 @@ pub struct WentOffline {
     pub last_updated: DateTime<Utc>,
 }
 
+/// Renders the feed message for a player gone offline (player id, last update).
+pub type OfflineMessage = fn(&str, DateTime<Utc>) -> String;
+
 /// Presence entries and their live feed, shared by every node when Redis is on.
 #[async_trait]
 pub trait Presence: Send + Sync {
-    /// Stores `entry` (its `updated_at` is the write time) and announces `activity.updated`.
-    async fn set(&self, game_id: Uuid, entry: &PresenceEntry) -> Result<(), HotError>;
-    /// Forgets the player's entry. True when there was one (then `activity.cleared` is announced).
-    async fn clear(
-        &self,
-        game_id: Uuid,
-        player_id: &str,
-        now: DateTime<Utc>,
-    ) -> Result<bool, HotError>;
+    /// Stores `entry` (its `updated_at` is the write time) and publishes `message` on the
+    /// game's feed, in one step. Messages are rendered by the presence feature.
+    async fn set(&self, game_id: Uuid, entry: &PresenceEntry, message: &str)
+        -> Result<(), HotError>;
+    /// Forgets the player's entry. True when there was one; then `message` is published.
+    async fn clear(&self, game_id: Uuid, player_id: &str, message: &str)
+        -> Result<bool, HotError>;
     /// The player's entry, offline or not, unless older than `RETAIN` or cleared.
     async fn get(
         &self,
@@ -130,12 +130,13 @@ pub trait Presence: Send + Sync {
         limit: u64,
     ) -> Result<PresencePage, HotError>;
     /// Claims up to `max` entries that have gone offline by `now` and not been announced yet,
-    /// and announces `presence.offline` for each. Every such entry is claimed by exactly one
-    /// caller, however many nodes run the check.
+    /// and publishes `message(player_id, last_updated)` for each. Every such entry is claimed
+    /// by exactly one caller, however many nodes run the check.
     async fn announce_offline(
         &self,
         now: DateTime<Utc>,
         max: usize,
+        message: OfflineMessage,
     ) -> Result<Vec<WentOffline>, HotError>;
     /// This node's live feed of one game's presence messages (from every node).
     async fn subscribe(&self, game_id: Uuid) -> Result<FeedSubscription, HotError>;
@@ -168,32 +169,6 @@ pub fn revokes(message: &str, user_id: Uuid) -> Option<bool> {
                 .and_then(|id| Uuid::parse_str(id).ok())
         });
     Some(target.is_none_or(|target| target == user_id))
-}
-
-/// The feed message for a set entry.
-pub fn updated_message(entry: &PresenceEntry) -> String {
-    json!({
-        "type": "activity.updated",
-        "player_id": entry.player_id,
-        "status": entry.status.as_str(),
-        "activity": entry.activity,
-        "details": entry.data,
-        "session_id": entry.session_id,
-        "updated_at": timestamp(entry.updated_at),
-    })
-    .to_string()
-}
-
-/// The feed message for a cleared entry.
-pub fn cleared_message(player_id: &str, now: DateTime<Utc>) -> String {
-    json!({ "type": "activity.cleared", "player_id": player_id, "cleared_at": timestamp(now) })
-        .to_string()
-}
-
-/// The feed message for an entry that went silent.
-pub fn offline_message(player_id: &str, last_updated: DateTime<Utc>) -> String {
-    json!({ "type": "presence.offline", "player_id": player_id, "last_updated": timestamp(last_updated) })
-        .to_string()
 }
 
 fn millis(at: DateTime<Utc>) -> i64 {

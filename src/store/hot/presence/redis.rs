@@ -5,7 +5,7 @@
 //! that also publishes the feed message on `pr:feed:{game}`, so an update and its announcement
 //! are one atomic step.
 use super::{
-    cleared_message, feed::RemoteFeed, from_millis, millis, offline_message, updated_message,
+    feed::RemoteFeed, from_millis, millis, OfflineMessage,
     FeedHub, FeedSubscription, Presence, PresenceEntry, PresencePage, PresenceStatus, WentOffline,
     OFFLINE_AFTER, RETAIN,
 };
@@ -166,7 +166,12 @@ fn entry_from(player_id: String, fields: &[Value]) -> Option<PresenceEntry> {
 
 #[async_trait]
 impl Presence for RedisPresence {
-    async fn set(&self, game_id: Uuid, entry: &PresenceEntry) -> Result<(), HotError> {
+    async fn set(
+        &self,
+        game_id: Uuid,
+        entry: &PresenceEntry,
+        message: &str,
+    ) -> Result<(), HotError> {
         let updated_ms = millis(entry.updated_at);
         let args: Vec<String> = vec![
             entry.player_id.clone(),
@@ -180,7 +185,7 @@ impl Presence for RedisPresence {
             due_member(game_id, &entry.player_id),
             millis(entry.updated_at + OFFLINE_AFTER).to_string(),
             self.channel(game_id),
-            updated_message(entry),
+            message.to_string(),
         ];
         let _: i64 = self
             .set_script
@@ -197,13 +202,13 @@ impl Presence for RedisPresence {
         &self,
         game_id: Uuid,
         player_id: &str,
-        now: DateTime<Utc>,
+        message: &str,
     ) -> Result<bool, HotError> {
         let args = vec![
             player_id.to_string(),
             due_member(game_id, player_id),
             self.channel(game_id),
-            cleared_message(player_id, now),
+            message.to_string(),
         ];
         let existed: i64 = self
             .clear_script
@@ -275,6 +280,7 @@ impl Presence for RedisPresence {
         &self,
         now: DateTime<Utc>,
         max: usize,
+        message: OfflineMessage,
     ) -> Result<Vec<WentOffline>, HotError> {
         let reply: Value = self
             .claim_script
@@ -308,7 +314,7 @@ impl Presence for RedisPresence {
                 .client()?
                 .publish(
                     self.channel(game_id),
-                    offline_message(player_id, last_updated),
+                    message(player_id, last_updated),
                 )
                 .await?;
             announced.push(WentOffline {

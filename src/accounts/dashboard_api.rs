@@ -1,0 +1,151 @@
+//! `/v1/auth/*`: register, login, the current user and the two-step password reset.
+use super::service::{self, Email};
+use crate::{auth::BearerAuth, error::ApiError, http::ApiTags, state::AppState};
+use poem_openapi::{payload::Json, ApiResponse, Object, OpenApi};
+
+pub struct AuthApi {
+    pub state: AppState,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct Credentials {
+    pub email: String,
+    /// At least 8 characters.
+    pub password: String,
+}
+
+#[derive(Object)]
+pub struct UserSummary {
+    pub id: String,
+    pub email: String,
+}
+
+#[derive(Object)]
+pub struct AuthAnswer {
+    /// Dashboard JWT, valid 7 days. Send it as `Authorization: Bearer <token>`.
+    pub token: String,
+    pub user: UserSummary,
+    /// Version of the running backend.
+    #[oai(rename = "backendVersion")]
+    pub backend_version: String,
+}
+
+#[derive(Object)]
+pub struct Me {
+    pub id: String,
+    pub email: String,
+    pub status: String,
+    pub is_admin: bool,
+    pub created_at: String,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct ForgotPassword {
+    pub email: String,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct ResetPassword {
+    /// The token from the reset e-mail.
+    pub token: String,
+    /// The new password, at least 8 characters.
+    pub password: String,
+}
+
+#[derive(Object)]
+pub struct Message {
+    pub message: String,
+}
+
+#[derive(ApiResponse)]
+pub enum Registered {
+    #[oai(status = 201)]
+    Created(Json<AuthAnswer>),
+}
+
+#[derive(ApiResponse)]
+pub enum Accepted {
+    #[oai(status = 202)]
+    Accepted(Json<Message>),
+}
+
+pub const BACKEND_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+fn answer(state: &AppState, user: &entity::users::Model) -> Result<AuthAnswer, ApiError> {
+    Ok(AuthAnswer {
+        token: state.jwt.issue(user.id, state.now())?,
+        user: UserSummary {
+            id: user.id.to_string(),
+            email: user.email.clone(),
+        },
+        backend_version: BACKEND_VERSION.to_string(),
+    })
+}
+
+#[OpenApi(prefix_path = "/v1/auth", tag = "ApiTags::Auth")]
+impl AuthApi {
+    /// Create a dashboard account. The first account on an instance becomes its admin. On an
+    /// instance started with `--registration closed`, every later one answers 403: people join
+    /// through an invitation to a game instead.
+    #[oai(path = "/register", method = "post", operation_id = "register")]
+    async fn register(&self, body: Json<Credentials>) -> poem::Result<Registered> {
+        let email = Email::parse(&body.email)?;
+        let user = service::register(&self.state, email, body.0.password).await?;
+        Ok(Registered::Created(Json(answer(&self.state, &user)?)))
+    }
+
+    /// Log in with e-mail and password. Five wrong passwords in a row lock the account for
+    /// 15 minutes (403 `ACCOUNT_LOCKED`); invited accounts must set a password first
+    /// (403 `ACCOUNT_PENDING`).
+    #[oai(path = "/login", method = "post", operation_id = "login")]
+    async fn login(&self, body: Json<Credentials>) -> poem::Result<Json<AuthAnswer>> {
+        let Credentials { email, password } = body.0;
+        let user = service::login(&self.state, &email, password).await?;
+        Ok(Json(answer(&self.state, &user)?))
+    }
+
+    /// The account the bearer token belongs to.
+    #[oai(path = "/me", method = "get", operation_id = "getCurrentUser")]
+    async fn me(&self, auth: BearerAuth) -> poem::Result<Json<Me>> {
+        let user = service::current_user(&self.state.db, auth.0).await?;
+        Ok(Json(Me {
+            id: user.id.to_string(),
+            email: user.email,
+            status: user.status,
+            is_admin: user.is_admin,
+            created_at: crate::http::timestamp(user.created_at),
+        }))
+    }
+
+    /// Ask for a password-reset e-mail. The answer is the same whether or not the address
+    /// has an account.
+    #[oai(
+        path = "/forgot-password",
+        method = "post",
+        operation_id = "forgotPassword"
+    )]
+    async fn forgot_password(&self, body: Json<ForgotPassword>) -> Accepted {
+        service::forgot_password(&self.state, &body.email);
+        Accepted::Accepted(Json(Message {
+            message: "If an account exists for that address, a reset e-mail is on its way.".into(),
+        }))
+    }
+
+    /// Set a new password with the token from the reset (or invitation) e-mail. A token
+    /// works once and for one hour (invitations: 7 days).
+    #[oai(
+        path = "/reset-password",
+        method = "post",
+        operation_id = "resetPassword"
+    )]
+    async fn reset_password(&self, body: Json<ResetPassword>) -> poem::Result<Json<Message>> {
+        let ResetPassword { token, password } = body.0;
+        service::reset_password(&self.state, &token, password).await?;
+        Ok(Json(Message {
+            message: "Password updated; you can log in now.".into(),
+        }))
+    }
+}

@@ -1,0 +1,54 @@
+//! What can go wrong with accounts, in their own words, and how each answers over HTTP.
+use crate::error::ApiError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    #[error("email must be a valid e-mail address")]
+    InvalidEmail,
+    #[error("Registration is closed on this instance: ask an owner of a game to invite you")]
+    RegistrationClosed,
+    #[error("An account with this email already exists")]
+    EmailTaken,
+    #[error("Invalid email or password")]
+    WrongCredentials,
+    #[error("Account locked after too many failed login attempts; try again in 15 minutes or reset your password")]
+    Locked,
+    #[error("Account not activated yet; set a password with the link in your invitation e-mail")]
+    Pending,
+    #[error("Invalid or expired reset token")]
+    InvalidResetToken,
+    /// The bearer token names an account that was deleted since.
+    #[error("Account no longer exists")]
+    Gone,
+    /// A password refused or failed by `auth::password` (strength rules, hashing), answered
+    /// as that module words it.
+    #[error(transparent)]
+    Password(ApiError),
+    #[error(transparent)]
+    Cold(#[from] sea_orm::DbErr),
+}
+
+impl From<AccountError> for ApiError {
+    fn from(error: AccountError) -> Self {
+        match error {
+            AccountError::InvalidEmail | AccountError::InvalidResetToken => {
+                ApiError::bad_request(error.to_string())
+            }
+            AccountError::RegistrationClosed => ApiError::forbidden(error.to_string()),
+            AccountError::EmailTaken => ApiError::conflict(error.to_string()),
+            AccountError::WrongCredentials | AccountError::Gone => {
+                ApiError::unauthorized(error.to_string())
+            }
+            AccountError::Locked => {
+                ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_LOCKED")
+            }
+            AccountError::Pending => {
+                ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_PENDING")
+            }
+            AccountError::Password(error) => error,
+            AccountError::Cold(error) => ApiError::from(error),
+        }
+    }
+}
+
+crate::error::api_error!(AccountError);

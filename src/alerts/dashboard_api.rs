@@ -1,0 +1,407 @@
+//! `/v1/alerts`: alert rules, their history, a test webhook and an evaluate-now button.
+//! Members only: viewers read, editors and owners write.
+use super::{
+    evaluate,
+    rules::{self, AlertType},
+    service::{self, NewRule, RuleChanges},
+};
+use crate::{
+    accounts::service::Email,
+    auth::BearerAuth,
+    games::{access::Role, require_role},
+    http::{timestamp, ApiTags},
+    notify::webhook,
+    state::AppState,
+};
+use entity::{alert_history, alert_rules};
+use poem_openapi::{
+    param::{Path, Query},
+    payload::Json,
+    types::MaybeUndefined,
+    ApiResponse, Object, OpenApi,
+};
+use uuid::Uuid;
+
+pub struct AlertsApi {
+    pub state: AppState,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct CreateAlertRule {
+    /// The game the rule watches.
+    pub game_id: Uuid,
+    /// 1 to 100 characters.
+    pub name: String,
+    /// `crash_spike`, `log_error_spike`, `revenue_drop`, `dau_drop` or `retention_drop`.
+    #[oai(rename = "type")]
+    pub kind: String,
+    /// Spikes fire when current >= baseline x threshold (2.0 = at 200%); drops fire when
+    /// current < baseline x threshold (0.7 = below 70%). Above 0, at most 1000.
+    pub threshold: f64,
+    /// Baseline window in hours (1 to 2160), e.g. 24, 72, 168 or 720.
+    pub comparison_window_hours: i64,
+    /// Where the notification e-mail goes.
+    pub email: String,
+    /// Optional Discord-compatible webhook (http or https; public addresses only).
+    pub discord_webhook_url: Option<String>,
+    /// Watch only events sent with `development` or `production` keys (default: both).
+    pub environment: Option<String>,
+    /// Default true; a disabled rule is never fired.
+    pub enabled: Option<bool>,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct UpdateAlertRule {
+    pub name: Option<String>,
+    #[oai(rename = "type")]
+    pub kind: Option<String>,
+    pub threshold: Option<f64>,
+    pub comparison_window_hours: Option<i64>,
+    pub email: Option<String>,
+    /// A URL sets the webhook; `null` or `""` removes it.
+    pub discord_webhook_url: MaybeUndefined<String>,
+    /// `development`, `production`, or `null` for both.
+    pub environment: MaybeUndefined<String>,
+    pub enabled: Option<bool>,
+}
+
+/// An alert rule as stored.
+#[derive(Object)]
+pub struct AlertRule {
+    pub rule_id: String,
+    pub game_id: String,
+    pub name: String,
+    #[oai(rename = "type")]
+    pub kind: String,
+    pub threshold: f64,
+    pub comparison_window_hours: i32,
+    pub email: String,
+    /// The webhook URL; viewers see only its scheme and host, since the path is a secret.
+    pub discord_webhook_url: Option<String>,
+    pub environment: Option<String>,
+    pub enabled: bool,
+    /// When the rule last fired; it fires again at the earliest 60 minutes later.
+    pub last_fired_at: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Object)]
+pub struct AlertRuleList {
+    pub rules: Vec<AlertRule>,
+}
+
+/// One firing of a rule.
+#[derive(Object)]
+pub struct AlertHistoryItem {
+    pub id: String,
+    pub rule_id: String,
+    /// The rule's name when it fired.
+    pub name: String,
+    #[oai(rename = "type")]
+    pub kind: String,
+    pub current_value: f64,
+    pub baseline_value: f64,
+    /// Change from the baseline in percent.
+    pub change_percent: f64,
+    /// `sent`, `failed` or `skipped` (no SMTP server configured).
+    pub email_status: String,
+    /// `sent`, `failed` or `skipped` (no webhook on the rule).
+    pub webhook_status: String,
+    /// What went wrong with a failed delivery; null when nothing did.
+    pub error: Option<String>,
+    pub triggered_at: String,
+}
+
+#[derive(Object)]
+pub struct AlertHistoryList {
+    pub history: Vec<AlertHistoryItem>,
+}
+
+/// The result of evaluating a rule now.
+#[derive(Object)]
+pub struct EvaluationResult {
+    /// The rule fired: notifications went out and a history record was written.
+    pub fired: bool,
+    /// The trigger rule is met (it may still not fire while cooling down or disabled).
+    pub triggered: bool,
+    pub current_value: f64,
+    pub baseline_value: f64,
+    pub change_percent: f64,
+    /// Why it fired or not, in words.
+    pub reason: String,
+    /// The history record written when it fired.
+    #[oai(skip_serializing_if_is_none)]
+    pub history_id: Option<String>,
+}
+
+/// What became of a test message.
+#[derive(Object)]
+pub struct WebhookTestResult {
+    /// `sent` or `failed`.
+    pub webhook_status: String,
+    /// Why it failed (never the receiver's response body).
+    pub error: Option<String>,
+}
+
+#[derive(ApiResponse)]
+pub enum RuleCreated {
+    #[oai(status = 201)]
+    Created(Json<AlertRule>),
+}
+
+#[derive(ApiResponse)]
+pub enum RuleDeleted {
+    #[oai(status = 204)]
+    NoContent,
+}
+
+fn rule_view(rule: alert_rules::Model, role: Role) -> AlertRule {
+    let webhook = rule.discord_webhook_url.map(|url| {
+        if role >= Role::Editor {
+            url
+        } else {
+            masked(&url)
+        }
+    });
+    AlertRule {
+        rule_id: rule.id.to_string(),
+        game_id: rule.game_id.to_string(),
+        name: rule.name,
+        kind: rule.alert_type,
+        threshold: rule.threshold,
+        comparison_window_hours: rule.comparison_window_hours,
+        email: rule.email,
+        discord_webhook_url: webhook,
+        environment: rule.environment,
+        enabled: rule.enabled,
+        last_fired_at: rule.last_fired_at.map(timestamp),
+        created_at: timestamp(rule.created_at),
+        updated_at: timestamp(rule.updated_at),
+    }
+}
+
+/// `https://host/…`: enough to recognise a webhook without handing out its token.
+fn masked(url: &str) -> String {
+    match webhook::parse_url(url) {
+        Ok(parsed) => format!(
+            "{}://{}/…",
+            parsed.scheme(),
+            parsed.host_str().unwrap_or_default()
+        ),
+        Err(_) => "…".into(),
+    }
+}
+
+fn history_view(item: alert_history::Model) -> AlertHistoryItem {
+    AlertHistoryItem {
+        id: item.id.to_string(),
+        rule_id: item.rule_id.to_string(),
+        name: item.name,
+        kind: item.alert_type,
+        current_value: item.current_value,
+        baseline_value: item.baseline_value,
+        change_percent: item.change_percent,
+        email_status: item.email_status,
+        webhook_status: item.webhook_status,
+        error: item.error,
+        triggered_at: timestamp(item.triggered_at),
+    }
+}
+
+#[OpenApi(prefix_path = "/v1/alerts", tag = "ApiTags::Alerts")]
+impl AlertsApi {
+    /// Create an alert rule (editor). See the type list for what each kind compares.
+    #[oai(path = "/", method = "post", operation_id = "createAlertRule")]
+    async fn create(
+        &self,
+        auth: BearerAuth,
+        body: Json<CreateAlertRule>,
+    ) -> poem::Result<RuleCreated> {
+        let body = body.0;
+        let access = require_role(&self.state.db, auth.0, body.game_id, Role::Editor).await?;
+        let name = rules::parse_name(&body.name)?;
+        let kind = AlertType::parse(&body.kind)?;
+        let threshold = rules::parse_threshold(body.threshold)?;
+        let window = rules::parse_window(body.comparison_window_hours)?;
+        let email = Email::parse(&body.email)?;
+        let environment = body
+            .environment
+            .as_deref()
+            .map(rules::parse_environment)
+            .transpose()?;
+        let webhook_url = match &body.discord_webhook_url {
+            Some(raw) => {
+                rules::parse_webhook(raw, self.state.settings.allow_private_webhooks).await?
+            }
+            None => None,
+        };
+        let rule = service::create(
+            &self.state,
+            NewRule {
+                game_id: body.game_id,
+                name,
+                kind,
+                threshold,
+                comparison_window_hours: window,
+                email: email.as_str().into(),
+                discord_webhook_url: webhook_url,
+                environment,
+                enabled: body.enabled.unwrap_or(true),
+            },
+        )
+        .await?;
+        Ok(RuleCreated::Created(Json(rule_view(rule, access.role))))
+    }
+
+    /// The game's alert rules (any member).
+    #[oai(path = "/", method = "get", operation_id = "listAlertRules")]
+    async fn list(
+        &self,
+        auth: BearerAuth,
+        game_id: Query<Uuid>,
+    ) -> poem::Result<Json<AlertRuleList>> {
+        let access = require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let rules = service::list(&self.state, game_id.0).await?;
+        Ok(Json(AlertRuleList {
+            rules: rules
+                .into_iter()
+                .map(|r| rule_view(r, access.role))
+                .collect(),
+        }))
+    }
+
+    /// The game's alert firings, newest first (any member). `limit` 1 to 200, default 50.
+    #[oai(path = "/history", method = "get", operation_id = "listAlertHistory")]
+    async fn history(
+        &self,
+        auth: BearerAuth,
+        game_id: Query<Uuid>,
+        limit: Query<Option<i64>>,
+    ) -> poem::Result<Json<AlertHistoryList>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let limit = service::parse_history_limit(limit.0)?;
+        let items = service::history(&self.state, game_id.0, limit).await?;
+        Ok(Json(AlertHistoryList {
+            history: items.into_iter().map(history_view).collect(),
+        }))
+    }
+
+    /// One alert rule (any member of its game).
+    #[oai(path = "/:rule_id", method = "get", operation_id = "getAlertRule")]
+    async fn get(&self, auth: BearerAuth, rule_id: Path<String>) -> poem::Result<Json<AlertRule>> {
+        let (rule, role) = service::rule_for(&self.state, auth.0, &rule_id.0, Role::Viewer).await?;
+        Ok(Json(rule_view(rule, role)))
+    }
+
+    /// Change an alert rule (editor). Only the fields sent change.
+    #[oai(path = "/:rule_id", method = "patch", operation_id = "updateAlertRule")]
+    async fn update(
+        &self,
+        auth: BearerAuth,
+        rule_id: Path<String>,
+        body: Json<UpdateAlertRule>,
+    ) -> poem::Result<Json<AlertRule>> {
+        let (rule, role) = service::rule_for(&self.state, auth.0, &rule_id.0, Role::Editor).await?;
+        let body = body.0;
+        let mut changes = RuleChanges {
+            name: body.name.as_deref().map(rules::parse_name).transpose()?,
+            kind: body.kind.as_deref().map(AlertType::parse).transpose()?,
+            threshold: body.threshold.map(rules::parse_threshold).transpose()?,
+            comparison_window_hours: body
+                .comparison_window_hours
+                .map(rules::parse_window)
+                .transpose()?,
+            email: match &body.email {
+                Some(email) => Some(Email::parse(email)?.as_str().into()),
+                None => None,
+            },
+            ..RuleChanges::default()
+        };
+        match &body.discord_webhook_url {
+            MaybeUndefined::Value(raw) => {
+                changes.discord_webhook_url = Some(
+                    rules::parse_webhook(raw, self.state.settings.allow_private_webhooks).await?,
+                )
+            }
+            MaybeUndefined::Null => changes.discord_webhook_url = Some(None),
+            MaybeUndefined::Undefined => {}
+        }
+        match &body.environment {
+            MaybeUndefined::Value(raw) => {
+                changes.environment = Some(Some(rules::parse_environment(raw)?))
+            }
+            MaybeUndefined::Null => changes.environment = Some(None),
+            MaybeUndefined::Undefined => {}
+        }
+        changes.enabled = body.enabled;
+        let rule = service::update(&self.state, rule, changes).await?;
+        Ok(Json(rule_view(rule, role)))
+    }
+
+    /// Delete an alert rule (editor). Its history stays.
+    #[oai(
+        path = "/:rule_id",
+        method = "delete",
+        operation_id = "deleteAlertRule"
+    )]
+    async fn delete(&self, auth: BearerAuth, rule_id: Path<String>) -> poem::Result<RuleDeleted> {
+        let (rule, _) = service::rule_for(&self.state, auth.0, &rule_id.0, Role::Editor).await?;
+        service::delete(&self.state, rule.id).await?;
+        Ok(RuleDeleted::NoContent)
+    }
+
+    /// Send a test message to the rule's webhook (editor). Answers whether it was delivered;
+    /// the receiver's response body is never shown.
+    #[oai(
+        path = "/:rule_id/test-webhook",
+        method = "post",
+        operation_id = "testAlertWebhook"
+    )]
+    async fn test_webhook(
+        &self,
+        auth: BearerAuth,
+        rule_id: Path<String>,
+    ) -> poem::Result<Json<WebhookTestResult>> {
+        let (rule, _) = service::rule_for(&self.state, auth.0, &rule_id.0, Role::Editor).await?;
+        Ok(Json(
+            match service::test_webhook(&self.state, &rule).await? {
+                Ok(()) => WebhookTestResult {
+                    webhook_status: "sent".into(),
+                    error: None,
+                },
+                Err(error) => WebhookTestResult {
+                    webhook_status: "failed".into(),
+                    error: Some(error.to_string()),
+                },
+            },
+        ))
+    }
+
+    /// Evaluate the rule now (editor) and fire it if its trigger rule is met and it has not
+    /// fired in the last 60 minutes.
+    #[oai(
+        path = "/:rule_id/evaluate",
+        method = "post",
+        operation_id = "evaluateAlertRule"
+    )]
+    async fn evaluate(
+        &self,
+        auth: BearerAuth,
+        rule_id: Path<String>,
+    ) -> poem::Result<Json<EvaluationResult>> {
+        let (rule, _) = service::rule_for(&self.state, auth.0, &rule_id.0, Role::Editor).await?;
+        let outcome = evaluate::evaluate_and_fire(&self.state, &rule).await?;
+        Ok(Json(EvaluationResult {
+            fired: outcome.fired,
+            triggered: outcome.evaluation.triggered,
+            current_value: outcome.evaluation.current,
+            baseline_value: outcome.evaluation.baseline,
+            change_percent: outcome.evaluation.change_percent,
+            reason: outcome.reason,
+            history_id: outcome.history.map(|h| h.id.to_string()),
+        }))
+    }
+}

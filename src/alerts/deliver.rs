@@ -1,0 +1,145 @@
+//! Delivering a fired alert: the e-mail and the Discord-compatible webhook message a firing
+//! sends, the message `test-webhook` sends, and each channel's delivery status (`sent`,
+//! `skipped` or `failed`) that the history record keeps. Whether and when a rule fires, and the
+//! record itself, are `evaluate`'s.
+use super::{
+    evaluate::{number, rule_type, Evaluation},
+    rules::AlertType,
+    AlertError,
+};
+use crate::{
+    http::timestamp,
+    notify::{email::Delivery, webhook},
+    state::AppState,
+};
+use chrono::{DateTime, Utc};
+use entity::{alert_rules, games};
+use sea_orm::EntityTrait;
+use serde_json::json;
+
+/// How the notifications of one firing went, as its history record keeps it.
+#[derive(Debug, Clone)]
+pub struct Delivered {
+    /// `sent`, `skipped` (no SMTP server configured: the mail was logged) or `failed`.
+    pub email_status: &'static str,
+    /// `sent`, `skipped` (the rule has no webhook) or `failed`.
+    pub webhook_status: &'static str,
+    /// What failed, channel by channel, joined with `; `; `None` when nothing did.
+    pub error: Option<String>,
+}
+
+/// Sends a firing's e-mail and, when the rule has a webhook, its webhook message. A failed
+/// channel is reported in the result, not as an error: only reading the game's name can fail.
+pub async fn notify(
+    state: &AppState,
+    rule: &alert_rules::Model,
+    evaluation: &Evaluation,
+    now: DateTime<Utc>,
+) -> Result<Delivered, AlertError> {
+    let game_name = games::Entity::find_by_id(rule.game_id)
+        .one(&state.db)
+        .await?
+        .map(|g| g.name)
+        .unwrap_or_else(|| rule.game_id.to_string());
+    let kind = rule_type(rule);
+    let (email_status, email_error) =
+        send_email(state, rule, kind, &game_name, evaluation, now).await;
+    let (webhook_status, webhook_error) = match &rule.discord_webhook_url {
+        Some(url) => {
+            let body = alert_embed(rule, kind, &game_name, evaluation, now);
+            match webhook::post_json(url, &body, state.settings.allow_private_webhooks).await {
+                Ok(()) => ("sent", None),
+                Err(error) => ("failed", Some(format!("webhook: {error}"))),
+            }
+        }
+        None => ("skipped", None),
+    };
+    let errors: Vec<String> = [email_error, webhook_error].into_iter().flatten().collect();
+    Ok(Delivered {
+        email_status,
+        webhook_status,
+        error: (!errors.is_empty()).then(|| errors.join("; ")),
+    })
+}
+
+async fn send_email(
+    state: &AppState,
+    rule: &alert_rules::Model,
+    kind: AlertType,
+    game_name: &str,
+    evaluation: &Evaluation,
+    now: DateTime<Utc>,
+) -> (&'static str, Option<String>) {
+    let subject = format!("[playtrace] {}: {} ({game_name})", kind.label(), rule.name);
+    let body = format!(
+        "The alert rule \"{name}\" fired for the game \"{game_name}\".\n\n\
+         Type: {label}\n\
+         Current value: {current}\n\
+         Baseline value: {baseline}\n\
+         Change from baseline: {change:+.2}%\n\
+         Threshold: {threshold} x baseline\n\
+         Comparison window: {window} hours\n\
+         Triggered at: {at}\n\n\
+         {reason}\n\n\
+         This rule fires at most once per hour.\n",
+        name = rule.name,
+        label = kind.label(),
+        current = number(evaluation.current),
+        baseline = number(evaluation.baseline),
+        change = evaluation.change_percent,
+        threshold = number(rule.threshold),
+        window = rule.comparison_window_hours,
+        at = timestamp(now),
+        reason = evaluation.reason,
+    );
+    match state.mailer.send(&rule.email, &subject, &body).await {
+        Ok(Delivery::Sent) => ("sent", None),
+        Ok(Delivery::Skipped) => ("skipped", None),
+        Err(error) => ("failed", Some(format!("email: {error}"))),
+    }
+}
+
+/// The Discord-compatible embed of a firing.
+pub fn alert_embed(
+    rule: &alert_rules::Model,
+    kind: AlertType,
+    game_name: &str,
+    evaluation: &Evaluation,
+    now: DateTime<Utc>,
+) -> serde_json::Value {
+    let field = |name: &str, value: String| json!({ "name": name, "value": value, "inline": true });
+    json!({
+        "embeds": [{
+            "title": format!("{}: {}", kind.label(), rule.name),
+            "description": evaluation.reason,
+            "color": kind.color(),
+            "fields": [
+                field("Game", game_name.to_string()),
+                field("Current", number(evaluation.current)),
+                field("Baseline", number(evaluation.baseline)),
+                field("Change", format!("{:+.2}%", evaluation.change_percent)),
+                field("Threshold", format!("{} x baseline", number(rule.threshold))),
+                field("Window", format!("{} h", rule.comparison_window_hours)),
+            ],
+            "timestamp": timestamp(now),
+        }]
+    })
+}
+
+/// The embed `test-webhook` sends.
+pub fn test_embed(rule: &alert_rules::Model, now: DateTime<Utc>) -> serde_json::Value {
+    let kind = rule_type(rule);
+    json!({
+        "embeds": [{
+            "title": format!("Test message: {}", rule.name),
+            "description": format!(
+                "This is a test of the playtrace alert rule \"{}\" ({}). When it fires, its alerts arrive here.",
+                rule.name,
+                kind.label()
+            ),
+            "color": kind.color(),
+            "fields": [{ "name": "Type", "value": kind.as_str(), "inline": true }],
+            "timestamp": timestamp(now),
+        }]
+    })
+}

@@ -1,0 +1,49 @@
+//! What can go wrong with alert rules, in their own words, and how each answers over HTTP.
+use crate::{error::ApiError, games::GameError, query::QueryError, store::hot::HotError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AlertError {
+    /// A field of a rule (or a query parameter) that breaks its rule.
+    #[error("{0}")]
+    Invalid(String),
+    /// Unknown rules, malformed ids and rules of games the caller cannot see alike.
+    #[error("Alert rule not found")]
+    RuleNotFound,
+    #[error("A game can have at most 100 alert rules")]
+    TooManyRules,
+    #[error("This rule has no discord_webhook_url")]
+    NoWebhook,
+    /// A bad `environment`.
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    /// The caller's standing on the rule's game.
+    #[error(transparent)]
+    Access(#[from] GameError),
+    #[error(transparent)]
+    Cold(#[from] sea_orm::DbErr),
+    #[error(transparent)]
+    Hot(#[from] HotError),
+}
+
+impl AlertError {
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::Invalid(message.into())
+    }
+}
+
+impl From<AlertError> for ApiError {
+    fn from(error: AlertError) -> Self {
+        match error {
+            AlertError::Invalid(message) => ApiError::bad_request(message),
+            AlertError::NoWebhook => ApiError::bad_request(error.to_string()),
+            AlertError::RuleNotFound => ApiError::not_found(error.to_string()),
+            AlertError::TooManyRules => ApiError::conflict(error.to_string()),
+            AlertError::Query(error) => ApiError::from(error),
+            AlertError::Access(error) => ApiError::from(error),
+            AlertError::Cold(error) => ApiError::from(error),
+            AlertError::Hot(error) => ApiError::from(error),
+        }
+    }
+}
+
+crate::error::api_error!(AlertError);

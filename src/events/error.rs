@@ -1,0 +1,60 @@
+//! What can go wrong with events and event schemas, in their own words, and how each answers
+//! over HTTP.
+use super::{quota, schemas::Violation, schemas::MAX_SCHEMA_BYTES};
+use crate::error::ApiError;
+use serde_json::{json, Value};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EventError {
+    /// An event name or a schema that breaks its rule.
+    #[error("{0}")]
+    Invalid(String),
+    #[error("A schema may be at most {MAX_SCHEMA_BYTES} bytes")]
+    SchemaTooLarge,
+    #[error("No schema for this event name")]
+    NoSchema,
+    /// Events refused in `enforce` mode, with every violation.
+    #[error("Events do not match their event schema")]
+    Violations(Vec<Violation>),
+    /// The request does not fit in the game's monthly quota.
+    #[error("Monthly event quota exceeded")]
+    OverQuota { current: u64, limit: u64 },
+    /// The writer could not commit the events (the cause is logged where it happened).
+    #[error("Storage temporarily unavailable, retry later")]
+    NotStored,
+    /// A request body refused by `input::parse_body`, answered as that module words it.
+    #[error(transparent)]
+    Body(ApiError),
+    #[error(transparent)]
+    Cold(#[from] sea_orm::DbErr),
+}
+
+impl EventError {
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::Invalid(message.into())
+    }
+}
+
+impl From<EventError> for ApiError {
+    fn from(error: EventError) -> Self {
+        match error {
+            EventError::Invalid(message) => ApiError::bad_request(message),
+            EventError::SchemaTooLarge => ApiError::payload_too_large(error.to_string()),
+            EventError::NoSchema => ApiError::not_found(error.to_string()),
+            EventError::Violations(ref violations) => {
+                let items: Vec<Value> = violations.iter().map(violation_json).collect();
+                ApiError::bad_request(error.to_string()).with("violations", items)
+            }
+            EventError::OverQuota { current, limit } => quota::exceeded(current, limit),
+            EventError::NotStored => ApiError::unavailable(error.to_string()),
+            EventError::Body(error) => error,
+            EventError::Cold(error) => ApiError::from(error),
+        }
+    }
+}
+
+crate::error::api_error!(EventError);
+
+fn violation_json(violation: &Violation) -> Value {
+    json!({ "index": violation.index, "event_name": violation.event_name, "message": violation.message })
+}

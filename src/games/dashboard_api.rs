@@ -1,0 +1,298 @@
+//! `/v1/games`: create, list, read, change and delete games, and manage their members.
+use super::{
+    access::Role,
+    require_role,
+    service::{self, GameChanges},
+    GameError,
+};
+use crate::{
+    accounts::service::{self as accounts, Email},
+    auth::BearerAuth,
+    http::{timestamp, ApiTags},
+    state::AppState,
+};
+use entity::{game_members, games, users};
+use poem_openapi::{param::Path, payload::Json, ApiResponse, Object, OpenApi};
+use uuid::Uuid;
+
+pub struct GamesApi {
+    pub state: AppState,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct CreateGame {
+    /// 1 to 100 characters.
+    pub name: String,
+    /// `free` (default), `indie` or `studio`; only the instance admin may choose a paid tier.
+    pub tier: Option<String>,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct UpdateGame {
+    pub name: Option<String>,
+    /// Admin only.
+    pub tier: Option<String>,
+    /// `off`, `warn` or `enforce`: what happens to events that break their event schema.
+    pub event_validation: Option<String>,
+    /// Admin only: requests per minute for each of this game's API keys (null = instance default).
+    pub rate_limit_per_minute: Option<u32>,
+    /// Web origins whose browser builds may call the game-side routes (CORS), e.g.
+    /// `["https://mygame.example.com"]`, or `["*"]` for any; at most 20. Replaces the list;
+    /// `[]` allows none (the default).
+    pub allowed_origins: Option<Vec<String>>,
+}
+
+#[derive(Object)]
+pub struct Game {
+    pub game_id: String,
+    pub name: String,
+    pub tier: String,
+    pub event_validation: String,
+    /// Monthly event quota of the tier.
+    pub monthly_event_quota: u64,
+    /// Per-key rate limit override; absent when the instance default applies.
+    pub rate_limit_per_minute: Option<u32>,
+    /// Web origins whose browser builds may call the game-side routes (`*`: any).
+    pub allowed_origins: Vec<String>,
+    /// The caller's role on this game.
+    pub role: String,
+    pub created_at: String,
+}
+
+#[derive(Object)]
+pub struct GameList {
+    pub games: Vec<Game>,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct InviteMember {
+    /// An unknown address gets a pending account and an invitation e-mail.
+    pub email: String,
+    /// `owner`, `editor` or `viewer`.
+    pub role: String,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct ChangeMember {
+    pub role: String,
+}
+
+#[derive(Object)]
+pub struct Member {
+    pub user_id: String,
+    pub email: String,
+    pub role: String,
+    /// `active` or `pending` (invited, no password yet).
+    pub status: String,
+    pub added_at: String,
+}
+
+#[derive(Object)]
+pub struct MemberList {
+    pub members: Vec<Member>,
+}
+
+#[derive(ApiResponse)]
+pub enum GameCreated {
+    #[oai(status = 201)]
+    Created(Json<Game>),
+}
+
+#[derive(ApiResponse)]
+pub enum MemberAdded {
+    #[oai(status = 201)]
+    Created(Json<Member>),
+}
+
+#[derive(ApiResponse)]
+pub enum Deleted {
+    #[oai(status = 204)]
+    NoContent,
+}
+
+pub fn game_view(game: games::Model, role: Role) -> Game {
+    Game {
+        game_id: game.id.to_string(),
+        monthly_event_quota: service::monthly_quota(&game.tier),
+        allowed_origins: game.origins(),
+        name: game.name,
+        tier: game.tier,
+        event_validation: game.event_validation,
+        rate_limit_per_minute: game.rate_limit_per_minute.map(|l| l.max(0) as u32),
+        role: role.as_str().into(),
+        created_at: timestamp(game.created_at),
+    }
+}
+
+fn member_view(member: game_members::Model, user: users::Model) -> Member {
+    Member {
+        user_id: user.id.to_string(),
+        email: user.email,
+        role: member.role,
+        status: user.status,
+        added_at: timestamp(member.created_at),
+    }
+}
+
+#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Games")]
+impl GamesApi {
+    /// Create a game; you become its owner.
+    #[oai(path = "/", method = "post", operation_id = "createGame")]
+    async fn create(&self, auth: BearerAuth, body: Json<CreateGame>) -> poem::Result<GameCreated> {
+        let user = accounts::current_user(&self.state.db, auth.0).await?;
+        let name = service::parse_name(&body.name)?;
+        let tier = service::parse_tier(body.tier.as_deref().unwrap_or("free"))?;
+        if tier != "free" && !user.is_admin {
+            return Err(GameError::PaidTierAdminOnly.into());
+        }
+        let game = service::create(&self.state, user.id, name, tier).await?;
+        Ok(GameCreated::Created(Json(game_view(game, Role::Owner))))
+    }
+
+    /// The games you are a member of (every game for the instance admin).
+    #[oai(path = "/", method = "get", operation_id = "listGames")]
+    async fn list(&self, auth: BearerAuth) -> poem::Result<Json<GameList>> {
+        let user = accounts::current_user(&self.state.db, auth.0).await?;
+        let games = service::list_for(&self.state, &user).await?;
+        Ok(Json(GameList {
+            games: games.into_iter().map(|(g, r)| game_view(g, r)).collect(),
+        }))
+    }
+
+    /// One game.
+    #[oai(path = "/:game_id", method = "get", operation_id = "getGame")]
+    async fn get(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Json<Game>> {
+        let access = require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        Ok(Json(game_view(access.game, access.role)))
+    }
+
+    /// Rename a game, change its validation mode or allowed web origins (owner); tier and rate
+    /// limit (admin).
+    #[oai(path = "/:game_id", method = "patch", operation_id = "updateGame")]
+    async fn update(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        body: Json<UpdateGame>,
+    ) -> poem::Result<Json<Game>> {
+        let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        let body = body.0;
+        if (body.tier.is_some() || body.rate_limit_per_minute.is_some()) && !access.is_admin {
+            return Err(GameError::LimitsAdminOnly.into());
+        }
+        let changes = GameChanges {
+            name: body.name.as_deref().map(service::parse_name).transpose()?,
+            tier: body.tier.as_deref().map(service::parse_tier).transpose()?,
+            event_validation: body
+                .event_validation
+                .as_deref()
+                .map(service::parse_validation)
+                .transpose()?,
+            rate_limit_per_minute: body
+                .rate_limit_per_minute
+                .map(service::parse_rate_limit)
+                .transpose()?,
+            allowed_origins: body
+                .allowed_origins
+                .as_deref()
+                .map(service::parse_origins)
+                .transpose()?,
+        };
+        let game = service::update(&self.state, access.game, changes).await?;
+        Ok(Json(game_view(game, access.role)))
+    }
+
+    /// Delete a game and everything stored for it (owner).
+    #[oai(path = "/:game_id", method = "delete", operation_id = "deleteGame")]
+    async fn delete(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Deleted> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        service::delete(&self.state, game_id.0).await?;
+        Ok(Deleted::NoContent)
+    }
+
+    /// The game's members and their roles.
+    #[oai(
+        path = "/:game_id/members",
+        method = "get",
+        operation_id = "listMembers"
+    )]
+    async fn members(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+    ) -> poem::Result<Json<MemberList>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let members = service::members(&self.state, game_id.0)
+            .await?
+            .into_iter()
+            .map(|(member, user)| member_view(member, user))
+            .collect();
+        Ok(Json(MemberList { members }))
+    }
+
+    /// Add a member by e-mail (owner). An address without an account gets a pending account
+    /// and an e-mail with a token to set its password (valid 7 days).
+    #[oai(
+        path = "/:game_id/members",
+        method = "post",
+        operation_id = "addMember"
+    )]
+    async fn add_member(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        body: Json<InviteMember>,
+    ) -> poem::Result<MemberAdded> {
+        let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        let email = Email::parse(&body.email)?;
+        let role = Role::parse(&body.role)?;
+        let state = &self.state;
+        let user = match accounts::find_by_email(&state.db, &email).await? {
+            Some(user) => user,
+            None => accounts::invite(state, &email, &access.game.name).await?,
+        };
+        let member = service::add_member(state, game_id.0, user.id, role).await?;
+        Ok(MemberAdded::Created(Json(member_view(member, user))))
+    }
+
+    /// Change a member's role (owner). A game always keeps at least one owner.
+    #[oai(
+        path = "/:game_id/members/:user_id",
+        method = "patch",
+        operation_id = "updateMember"
+    )]
+    async fn update_member(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        user_id: Path<Uuid>,
+        body: Json<ChangeMember>,
+    ) -> poem::Result<Json<Member>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        let role = Role::parse(&body.role)?;
+        let (member, user) =
+            service::change_member_role(&self.state, game_id.0, user_id.0, role).await?;
+        Ok(Json(member_view(member, user)))
+    }
+
+    /// Remove a member (owner). A game always keeps at least one owner.
+    #[oai(
+        path = "/:game_id/members/:user_id",
+        method = "delete",
+        operation_id = "removeMember"
+    )]
+    async fn remove_member(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        user_id: Path<Uuid>,
+    ) -> poem::Result<Deleted> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        service::remove_member(&self.state, game_id.0, user_id.0).await?;
+        Ok(Deleted::NoContent)
+    }
+}

@@ -1,0 +1,65 @@
+//! What can go wrong with games, members and API keys, in their own words, and how each
+//! answers over HTTP.
+use super::access::Role;
+use crate::error::ApiError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    /// A field the dashboard sent that breaks its rule (name, tier, role, origins ...).
+    #[error("{0}")]
+    Invalid(String),
+    /// The bearer token names an account that was deleted since.
+    #[error("Account no longer exists")]
+    AccountGone,
+    /// Unknown games and games the caller is not a member of alike.
+    #[error("You do not have access to this game")]
+    NoAccess,
+    #[error("This needs the {} role on the game", .0.as_str())]
+    RoleNeeded(Role),
+    #[error("Only the instance admin can set a paid tier")]
+    PaidTierAdminOnly,
+    #[error("Only the instance admin can change tier or rate limit")]
+    LimitsAdminOnly,
+    #[error("No such member")]
+    NoSuchMember,
+    #[error("That account is already a member of this game")]
+    AlreadyMember,
+    #[error("A game must keep at least one owner")]
+    LastOwner,
+    #[error("No such API key")]
+    NoSuchKey,
+    /// A membership row holds something that is not a role.
+    #[error("stored role {0:?} is not a role")]
+    StoredRole(String),
+    #[error(transparent)]
+    Cold(#[from] sea_orm::DbErr),
+}
+
+impl GameError {
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::Invalid(message.into())
+    }
+}
+
+impl From<GameError> for ApiError {
+    fn from(error: GameError) -> Self {
+        match error {
+            GameError::Invalid(message) => ApiError::bad_request(message),
+            GameError::AccountGone => ApiError::unauthorized(error.to_string()),
+            GameError::NoAccess
+            | GameError::RoleNeeded(_)
+            | GameError::PaidTierAdminOnly
+            | GameError::LimitsAdminOnly => ApiError::forbidden(error.to_string()),
+            GameError::NoSuchMember | GameError::NoSuchKey => {
+                ApiError::not_found(error.to_string())
+            }
+            GameError::AlreadyMember | GameError::LastOwner => {
+                ApiError::conflict(error.to_string())
+            }
+            GameError::StoredRole(_) => ApiError::internal(error),
+            GameError::Cold(error) => ApiError::from(error),
+        }
+    }
+}
+
+crate::error::api_error!(GameError);

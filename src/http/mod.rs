@@ -1,0 +1,37 @@
+//! What every feature's HTTP layer shares: the OpenAPI tags, how timestamps are written, and
+//! JSON bodies sent as stored text. It imports no feature, so any feature can use it.
+pub mod json_text;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use poem_openapi::Tags;
+
+#[derive(Tags)]
+pub enum ApiTags {
+    /// Liveness and readiness probes.
+    Health,
+    /// Dashboard accounts and tokens.
+    Auth,
+    /// Games, members and API keys (dashboard).
+    Games,
+    /// Remote config.
+    Config,
+    /// Analytics events (game side) and event schemas.
+    Events,
+    /// Leaderboards and their moderation.
+    Leaderboards,
+    /// Achievements.
+    Achievements,
+    /// Rich presence and live activity.
+    Presence,
+    /// Funnels.
+    Funnels,
+    /// Game metrics and alert rules.
+    Alerts,
+    /// Cloud saves.
+    Saves,
+}
+
+/// RFC 3339 UTC with a `Z`, e.g. `2026-11-21T10:00:00Z`.
+pub fn timestamp(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Secs, true)
+}

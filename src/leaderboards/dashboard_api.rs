@@ -1,0 +1,422 @@
+//! `/v1/games/{game_id}/leaderboards` (JWT): board definitions (editor to change, viewer to
+//! read) and moderation: entries by status, bans and approvals (editor).
+use super::{
+    boards::{self, Board, BoardName, Change, PlayerId, ScoreOrder, Settings},
+    error::LeaderboardError,
+    game_api::{paging, submitted_view, SubmittedEntry},
+    moderation::{self, StatusFilter},
+    score::Score,
+};
+use crate::{
+    auth::BearerAuth,
+    games::{require_role, Role},
+    http::{timestamp, ApiTags},
+    state::AppState,
+};
+use chrono::{DateTime, Utc};
+use poem_openapi::{
+    param::{Path, Query},
+    payload::Json,
+    types::MaybeUndefined,
+    ApiResponse, Object, OpenApi,
+};
+use serde_json::Value;
+use uuid::Uuid;
+
+pub struct LeaderboardAdminApi {
+    pub state: AppState,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct CreateLeaderboard {
+    /// 1 to 255 characters, unique within the game.
+    pub board_name: String,
+    /// `higher` (default) or `lower`: which score is better.
+    pub order: Option<String>,
+    /// `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default).
+    pub period: Option<String>,
+    /// All-time boards only: an RFC 3339 instant at which the board resets once.
+    pub auto_reset_at: Option<String>,
+    /// Scores below this are stored as suspicious and kept off the board until approved.
+    pub min_score: Option<Score>,
+    /// Scores above this are stored as suspicious and kept off the board until approved.
+    pub max_score: Option<Score>,
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct UpdateLeaderboard {
+    /// Only while the board has no entries.
+    pub order: Option<String>,
+    /// Takes effect at once: the current period changes, the old one is archived.
+    pub period: Option<String>,
+    /// null clears it.
+    pub auto_reset_at: MaybeUndefined<String>,
+    /// null clears it.
+    pub min_score: MaybeUndefined<Score>,
+    /// null clears it.
+    pub max_score: MaybeUndefined<Score>,
+}
+
+#[derive(Object)]
+pub struct LeaderboardDefinition {
+    pub board_name: String,
+    pub order: String,
+    pub period: String,
+    pub auto_reset_at: Option<String>,
+    pub min_score: Option<Score>,
+    pub max_score: Option<Score>,
+    /// The key of the period scores go to now.
+    pub current_period: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Object)]
+pub struct LeaderboardDefinitions {
+    pub leaderboards: Vec<LeaderboardDefinition>,
+}
+
+#[derive(Object)]
+pub struct ModeratedEntry {
+    pub player_id: String,
+    pub player_name: Option<String>,
+    pub score: Score,
+    pub metadata: Value,
+    /// `ok` (on the public board) or `suspicious` (outside the bounds, awaiting review).
+    pub status: String,
+    /// Rank on the public board; given when listing `status=ok`.
+    pub rank: Option<u64>,
+    pub updated_at: String,
+}
+
+#[derive(Object)]
+pub struct ModeratedEntries {
+    pub board_name: String,
+    pub period: String,
+    pub status: String,
+    pub total: u64,
+    pub limit: u64,
+    pub offset: u64,
+    /// Best first.
+    pub entries: Vec<ModeratedEntry>,
+}
+
+#[derive(Object)]
+pub struct PlayerBanned {
+    pub board_name: String,
+    pub player_id: String,
+    pub banned: bool,
+    pub banned_at: String,
+    /// Entries of the player removed from the board (all periods).
+    pub removed_entries: u64,
+}
+
+#[derive(ApiResponse)]
+pub enum DefinitionCreated {
+    #[oai(status = 201)]
+    Created(Json<LeaderboardDefinition>),
+}
+
+#[derive(ApiResponse)]
+pub enum Removed {
+    #[oai(status = 204)]
+    NoContent,
+}
+
+fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
+    LeaderboardDefinition {
+        board_name: board.model.board_name.clone(),
+        order: board.model.score_order.clone(),
+        period: board.model.period.clone(),
+        auto_reset_at: board.model.auto_reset_at.map(timestamp),
+        min_score: board.model.min_score.map(Score),
+        max_score: board.model.max_score.map(Score),
+        current_period: board.current_period(now),
+        created_at: timestamp(board.model.created_at),
+        updated_at: timestamp(board.model.updated_at),
+    }
+}
+
+fn parse_instant(raw: &str) -> Result<DateTime<Utc>, LeaderboardError> {
+    DateTime::parse_from_rfc3339(raw)
+        .map(|at| at.with_timezone(&Utc))
+        .map_err(|_| {
+            LeaderboardError::invalid(
+                "auto_reset_at must be an RFC 3339 timestamp, e.g. 2026-12-01T00:00:00Z",
+            )
+        })
+}
+
+fn maybe<T, U>(
+    value: MaybeUndefined<T>,
+    convert: impl FnOnce(T) -> Result<U, LeaderboardError>,
+) -> Result<Option<Option<U>>, LeaderboardError> {
+    Ok(match value {
+        MaybeUndefined::Undefined => None,
+        MaybeUndefined::Null => Some(None),
+        MaybeUndefined::Value(value) => Some(Some(convert(value)?)),
+    })
+}
+
+#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Leaderboards")]
+impl LeaderboardAdminApi {
+    /// Define a leaderboard (editor): which score is better, its period, an optional one-time
+    /// reset date (all-time boards) and score bounds. 409 when the name is taken.
+    #[oai(
+        path = "/:game_id/leaderboards",
+        method = "post",
+        operation_id = "createLeaderboard"
+    )]
+    async fn create(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        body: Json<CreateLeaderboard>,
+    ) -> poem::Result<DefinitionCreated> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
+        let body = body.0;
+        let name = BoardName::parse(&body.board_name)?;
+        let settings = Settings {
+            order: ScoreOrder::parse(body.order.as_deref().unwrap_or("higher"))?,
+            period: boards::parse_period(body.period.as_deref().unwrap_or("all_time"))?,
+            auto_reset_at: body
+                .auto_reset_at
+                .as_deref()
+                .map(parse_instant)
+                .transpose()?,
+            min_score: body.min_score.map(|s| s.0),
+            max_score: body.max_score.map(|s| s.0),
+        };
+        let board = boards::create(&self.state, game_id.0, &name, settings).await?;
+        Ok(DefinitionCreated::Created(Json(definition_view(
+            &board,
+            self.state.now(),
+        ))))
+    }
+
+    /// The game's leaderboards (viewer), including those created by a first score.
+    #[oai(
+        path = "/:game_id/leaderboards",
+        method = "get",
+        operation_id = "listLeaderboards"
+    )]
+    async fn list(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+    ) -> poem::Result<Json<LeaderboardDefinitions>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let now = self.state.now();
+        let boards = boards::list(&self.state, game_id.0).await?;
+        Ok(Json(LeaderboardDefinitions {
+            leaderboards: boards.iter().map(|b| definition_view(b, now)).collect(),
+        }))
+    }
+
+    /// One leaderboard's definition (viewer).
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name",
+        method = "get",
+        operation_id = "getLeaderboardDefinition"
+    )]
+    async fn get(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+    ) -> poem::Result<Json<LeaderboardDefinition>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        Ok(Json(definition_view(&board, self.state.now())))
+    }
+
+    /// Change a leaderboard (editor). `order` may change only while the board has no entries.
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name",
+        method = "patch",
+        operation_id = "updateLeaderboard"
+    )]
+    async fn update(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+        body: Json<UpdateLeaderboard>,
+    ) -> poem::Result<Json<LeaderboardDefinition>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
+        let body = body.0;
+        let change = Change {
+            order: body.order.as_deref().map(ScoreOrder::parse).transpose()?,
+            period: body
+                .period
+                .as_deref()
+                .map(boards::parse_period)
+                .transpose()?,
+            auto_reset_at: maybe(body.auto_reset_at, |raw| parse_instant(&raw))?,
+            min_score: maybe(body.min_score, |score| Ok(score.0))?,
+            max_score: maybe(body.max_score, |score| Ok(score.0))?,
+        };
+        let board = boards::update(
+            &self.state,
+            game_id.0,
+            &BoardName::parse(&board_name.0)?,
+            change,
+        )
+        .await?;
+        Ok(Json(definition_view(&board, self.state.now())))
+    }
+
+    /// Delete a leaderboard with all its entries, bans and archives (editor).
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name",
+        method = "delete",
+        operation_id = "deleteLeaderboard"
+    )]
+    async fn delete(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+    ) -> poem::Result<Removed> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
+        boards::delete(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        Ok(Removed::NoContent)
+    }
+
+    /// A board's entries for review (viewer), best first: `status` `suspicious`, `ok` or `all`
+    /// (default), of the current period unless `period` names another.
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/entries",
+        method = "get",
+        operation_id = "listLeaderboardEntries"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    async fn entries(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+        status: Query<Option<String>>,
+        period: Query<Option<String>>,
+        /// 1 to 100 (default 50).
+        limit: Query<Option<i64>>,
+        offset: Query<Option<i64>>,
+    ) -> poem::Result<Json<ModeratedEntries>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let filter = StatusFilter::parse(status.0.as_deref())?;
+        let (limit, offset) = paging(limit.0, offset.0)?;
+        let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        let listing = moderation::list(
+            &self.state,
+            &board,
+            period.0.as_deref(),
+            filter,
+            offset,
+            limit,
+        )
+        .await?;
+        Ok(Json(ModeratedEntries {
+            board_name: board.name().to_string(),
+            period: listing.period,
+            status: status.0.unwrap_or_else(|| "all".into()),
+            total: listing.total,
+            limit,
+            offset,
+            entries: listing
+                .entries
+                .into_iter()
+                .map(|e| ModeratedEntry {
+                    player_id: e.entry.player_id,
+                    player_name: e.entry.player_name,
+                    score: Score(e.entry.score),
+                    metadata: e.entry.metadata,
+                    status: e.status,
+                    rank: e.rank,
+                    updated_at: e.entry.updated_at,
+                })
+                .collect(),
+        }))
+    }
+
+    /// Ban a player from the board (editor): their entries are removed (every period) and their
+    /// later submissions to it are refused with 403.
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/entries/:player_id/ban",
+        method = "post",
+        operation_id = "banLeaderboardPlayer"
+    )]
+    async fn ban(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+        player_id: Path<String>,
+    ) -> poem::Result<Json<PlayerBanned>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
+        let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        let player = PlayerId::parse(&player_id.0)?;
+        let banned = moderation::ban(&self.state, &board, &player, auth.0).await?;
+        Ok(Json(PlayerBanned {
+            board_name: board.name().to_string(),
+            player_id: player.as_str().to_string(),
+            banned: true,
+            banned_at: banned.banned_at,
+            removed_entries: banned.removed_entries,
+        }))
+    }
+
+    /// Lift a ban (editor). 404 when the player is not banned.
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/entries/:player_id/ban",
+        method = "delete",
+        operation_id = "unbanLeaderboardPlayer"
+    )]
+    async fn unban(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+        player_id: Path<String>,
+    ) -> poem::Result<Removed> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
+        let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        if !moderation::unban(&self.state, &board, &PlayerId::parse(&player_id.0)?).await? {
+            return Err(LeaderboardError::NoSuchEntry(
+                "This player is not banned from this leaderboard",
+            )
+            .into());
+        }
+        Ok(Removed::NoContent)
+    }
+
+    /// Approve a player's suspicious entry (editor): it joins the public board if it beats the
+    /// player's public entry. 404 when there is no suspicious entry.
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/entries/:player_id/approve",
+        method = "post",
+        operation_id = "approveLeaderboardEntry"
+    )]
+    async fn approve(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+        player_id: Path<String>,
+        /// The period of the entry; default the current one.
+        period: Query<Option<String>>,
+    ) -> poem::Result<Json<SubmittedEntry>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
+        let name = BoardName::parse(&board_name.0)?;
+        let board = boards::get(&self.state, game_id.0, &name).await?;
+        let standing = moderation::approve(
+            &self.state,
+            &board,
+            &PlayerId::parse(&player_id.0)?,
+            period.0.as_deref(),
+        )
+        .await?;
+        Ok(Json(submitted_view(&name, standing)))
+    }
+}

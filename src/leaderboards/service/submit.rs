@@ -1,0 +1,210 @@
+//! Scores in: validation, the write-through to the cold store, then the hot board.
+use super::*;
+
+/// A validated score submission.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    pub player_id: PlayerId,
+    pub player_name: Option<String>,
+    pub score: f64,
+    pub metadata: Value,
+}
+
+impl Submission {
+    pub fn parse(
+        player_id: &str,
+        player_name: Option<String>,
+        score: f64,
+        metadata: Option<Value>,
+    ) -> Result<Self, LeaderboardError> {
+        let player_id = PlayerId::parse(player_id)?;
+        if let Some(name) = &player_name {
+            if name.chars().count() > boards::MAX_PLAYER_NAME_CHARS
+                || name.chars().any(char::is_control)
+            {
+                return Err(LeaderboardError::invalid(
+                    "player_name must be at most 128 characters without control characters",
+                ));
+            }
+        }
+        if !score.is_finite() {
+            return Err(LeaderboardError::invalid("score must be a finite number"));
+        }
+        let metadata = match metadata {
+            None | Some(Value::Null) => json!({}),
+            Some(value @ Value::Object(_)) => value,
+            Some(_) => return Err(LeaderboardError::invalid("metadata must be an object")),
+        };
+        if metadata.to_string().len() > MAX_METADATA_BYTES {
+            return Err(LeaderboardError::invalid(
+                "metadata must be at most 4096 bytes as JSON",
+            ));
+        }
+        Ok(Self {
+            player_id,
+            player_name,
+            score,
+            metadata,
+        })
+    }
+}
+
+/// Records that `board` has entries in `period`, once per period, so the worker can archive it.
+async fn open_period(
+    state: &AppState,
+    board: &Board,
+    period: &str,
+    now: DateTime<Utc>,
+) -> Result<(), LeaderboardError> {
+    if board.model.open_period.as_deref() == Some(period) {
+        return Ok(());
+    }
+    periods::Entity::insert(periods::ActiveModel {
+        board_id: Set(board.id()),
+        period: Set(period.to_string()),
+        opened_at: Set(now),
+        archived_at: Set(None),
+        entry_count: Set(None),
+    })
+    .on_conflict(
+        OnConflict::columns([periods::Column::BoardId, periods::Column::Period])
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(&state.db)
+    .await?;
+    leaderboards::Entity::update_many()
+        .col_expr(
+            leaderboards::Column::OpenPeriod,
+            sea_orm::sea_query::Expr::value(period.to_string()),
+        )
+        .filter(leaderboards::Column::Id.eq(board.id()))
+        .exec(&state.db)
+        .await?;
+    // Cached definitions still name the old period, on every node: read it again next time.
+    state.game_changed(board.model.game_id).await;
+    Ok(())
+}
+
+/// Submits a score: keep-best in the current period, written through to the cold store.
+#[tracing::instrument(skip_all, fields(game_id = %game_id, board = %name.as_str()))]
+pub async fn submit(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+    submission: Submission,
+) -> Result<Standing, LeaderboardError> {
+    // A board deleted on another node may still be in this node's cache: the write finds it
+    // gone, and the submission starts over, creating the board anew.
+    for _ in 0..2 {
+        let board = boards::find_or_create_cached(state, game_id, name).await?;
+        match submit_to(state, &board, &submission).await? {
+            Some(standing) => return Ok(standing),
+            None => boards::forget(state, game_id, name),
+        }
+    }
+    Err(LeaderboardError::NoSuchBoard)
+}
+
+/// `submit` once the board is known; `None` when the board no longer exists.
+async fn submit_to(
+    state: &AppState,
+    board: &Board,
+    submission: &Submission,
+) -> Result<Option<Standing>, LeaderboardError> {
+    let now = state.now();
+    let period = board.current_period(now);
+    open_period(state, board, &period, now).await?;
+    let status = if board.out_of_bounds(submission.score) {
+        STATUS_SUSPICIOUS
+    } else {
+        STATUS_OK
+    };
+    let row = entries::Model {
+        id: Uuid::now_v7(),
+        board_id: board.id(),
+        period: period.clone(),
+        player_id: submission.player_id.as_str().to_string(),
+        status: status.to_string(),
+        player_name: submission.player_name.clone(),
+        score: submission.score + 0.0,
+        sort_score: sort_score(submission.score, board.lower_is_better()),
+        reached_at: now.timestamp_micros(),
+        metadata: submission.metadata.to_string(),
+        updated_at: now,
+    };
+    // The write also checks the ban list, in the same snapshot as the keep-best upsert.
+    let kept = crate::leaderboards::writer::scores(state)
+        .write(row.clone())
+        .await
+        .map_err(|error| match error {
+            WriteError::Store(error) => LeaderboardError::Cold(error),
+            WriteError::Closed => LeaderboardError::Cold(sea_orm::DbErr::Conn(
+                sea_orm::RuntimeErr::Internal("the node is shutting down".into()),
+            )),
+        })?;
+    let updated = match kept {
+        Kept::Stored => true,
+        Kept::NotBetter => false,
+        Kept::Banned => return Err(LeaderboardError::Banned),
+        Kept::NoBoard => return Ok(None),
+    };
+    if status == STATUS_SUSPICIOUS {
+        let stored = stored_entry(
+            state,
+            board,
+            &period,
+            submission.player_id.as_str(),
+            STATUS_SUSPICIOUS,
+        )
+        .await?
+        .unwrap_or(row);
+        return Ok(Some(Standing {
+            entry: from_model(&stored),
+            rank: None,
+            status,
+            updated,
+        }));
+    }
+    let submitted = hot_submit(state, board, &period, &hot_entry_of(&row), now).await?;
+    Ok(Some(Standing {
+        entry: from_hot(submitted.standing.entry),
+        rank: Some(submitted.standing.rank),
+        status,
+        updated,
+    }))
+}
+
+pub async fn stored_entry(
+    state: &AppState,
+    board: &Board,
+    period: &str,
+    player_id: &str,
+    status: &str,
+) -> Result<Option<entries::Model>, LeaderboardError> {
+    Ok(entries::Entity::find()
+        .filter(entries::Column::BoardId.eq(board.id()))
+        .filter(entries::Column::Period.eq(period))
+        .filter(entries::Column::PlayerId.eq(player_id))
+        .filter(entries::Column::Status.eq(status))
+        .one(&state.db)
+        .await?)
+}
+
+/// Keep-best in the hot store, rebuilding the board first when it is not loaded.
+pub async fn hot_submit(
+    state: &AppState,
+    board: &Board,
+    period: &str,
+    entry: &HotEntry,
+    now: DateTime<Utc>,
+) -> Result<Submitted, LeaderboardError> {
+    let hot = board.hot(period, now);
+    for _ in 0..HOT_ATTEMPTS {
+        if let Some(submitted) = state.hot.leaderboards.submit(&hot, entry, now).await? {
+            return Ok(submitted);
+        }
+        rebuild(state, board, &hot, now).await?;
+    }
+    Err(LeaderboardError::RebuildFailed)
+}

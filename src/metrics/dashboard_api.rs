@@ -1,0 +1,148 @@
+//! `GET /v1/games/{game_id}/metrics`: one metric as a chartable series (dashboard, members).
+use super::{
+    service::{self, Buckets, Metric, Scope},
+    MetricError,
+};
+use crate::{
+    auth::BearerAuth,
+    games::{access::Role, require_role},
+    http::{timestamp, ApiTags},
+    query,
+    state::AppState,
+};
+use chrono::Duration;
+use poem_openapi::{
+    param::{Path, Query},
+    payload::Json,
+    Object, OpenApi,
+};
+use uuid::Uuid;
+
+pub struct MetricsApi {
+    pub state: AppState,
+}
+
+/// One bucket of a series.
+#[derive(Object)]
+pub struct MetricPoint {
+    /// Start of the bucket (UTC).
+    pub start: String,
+    /// The metric in this bucket; null for a retention cohort that is empty or whose day 7
+    /// has not ended yet.
+    pub value: Option<f64>,
+    /// Retention only: users first seen in this bucket.
+    #[oai(skip_serializing_if_is_none)]
+    pub cohort_size: Option<u64>,
+}
+
+/// A metric over a range of UTC days, bucketed for a chart.
+#[derive(Object)]
+pub struct MetricSeries {
+    pub metric: String,
+    /// `hour` or `day`.
+    pub bucket: String,
+    pub from: String,
+    pub to: String,
+    pub environment: Option<String>,
+    /// Every bucket of the range, oldest first, including empty ones.
+    pub points: Vec<MetricPoint>,
+    /// Sum over the range for crashes, log_errors and revenue; absent for the others.
+    #[oai(skip_serializing_if_is_none)]
+    pub total: Option<f64>,
+}
+
+const MAX_DAYS_BY_DAY: i64 = 366;
+const MAX_DAYS_BY_HOUR: i64 = 31;
+const DEFAULT_DAYS: i64 = 30;
+
+#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Alerts")]
+impl MetricsApi {
+    /// A game metric as a time series (any member). `metric`: `crashes` (`crash` events),
+    /// `log_errors` (`log` events with `properties.level` error or warning), `revenue` (sum of
+    /// `purchase` `properties.amount`), `active_users` (distinct players, else sessions, per
+    /// bucket; `dau` is an alias) or `retention_d7` (percent of users first seen that day who
+    /// came back 7 days later; `bucket=day` only). `from`/`to` are UTC days `YYYY-MM-DD`,
+    /// inclusive (default: the 30 days up to today); `bucket` is `day` (default, up to 366
+    /// days) or `hour` (up to 31 days).
+    #[oai(
+        path = "/:game_id/metrics",
+        method = "get",
+        operation_id = "getGameMetric"
+    )]
+    #[allow(clippy::too_many_arguments)] // one argument per query parameter
+    async fn metric(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        /// crashes, log_errors, revenue, active_users (dau) or retention_d7.
+        metric: Query<String>,
+        /// First day, `YYYY-MM-DD` (UTC).
+        from: Query<Option<String>>,
+        /// Last day, `YYYY-MM-DD` (UTC).
+        to: Query<Option<String>>,
+        /// `day` (default) or `hour`.
+        bucket: Query<Option<String>>,
+        /// Only events sent with `development` or `production` keys (default: both).
+        environment: Query<Option<String>>,
+    ) -> poem::Result<Json<MetricSeries>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let metric = Metric::parse(&metric.0).ok_or(MetricError::UnknownMetric)?;
+        let (bucket_name, bucket_secs, max_days) = match bucket.0.as_deref().unwrap_or("day") {
+            "day" => ("day", 86_400, MAX_DAYS_BY_DAY),
+            "hour" => ("hour", 3_600, MAX_DAYS_BY_HOUR),
+            _ => return Err(MetricError::UnknownBucket.into()),
+        };
+        if metric == Metric::RetentionD7 && bucket_name != "day" {
+            return Err(MetricError::RetentionByHour.into());
+        }
+        let environment = environment
+            .0
+            .as_deref()
+            .map(query::parse_environment)
+            .transpose()?
+            .map(str::to_string);
+        let now = self.state.now();
+        let (from, to) = query::day_range(
+            from.0.as_deref(),
+            to.0.as_deref(),
+            now.date_naive(),
+            DEFAULT_DAYS,
+            max_days,
+        )?;
+        let days = (to - from).num_days() + 1;
+        let buckets = Buckets {
+            start: query::midnight(from),
+            seconds: bucket_secs,
+            count: (days * 86_400 / bucket_secs) as usize,
+        };
+        let scope = Scope {
+            game_id: game_id.0,
+            environment: environment.clone(),
+        };
+        let points = service::series(&self.state.db, &scope, metric, buckets, now)
+            .await
+            .map_err(MetricError::from)?;
+        let total = matches!(
+            metric,
+            Metric::Crashes | Metric::LogErrors | Metric::Revenue
+        )
+        .then(|| points.iter().filter_map(|p| p.value).sum::<f64>());
+        Ok(Json(MetricSeries {
+            metric: metric.as_str().into(),
+            bucket: bucket_name.into(),
+            from: from.to_string(),
+            to: to.to_string(),
+            environment,
+            points: points
+                .into_iter()
+                .enumerate()
+                .map(|(index, point)| MetricPoint {
+                    start: timestamp(buckets.start + Duration::seconds(bucket_secs * index as i64)),
+                    value: point.value,
+                    cohort_size: point.cohort_size,
+                })
+                .collect(),
+            total,
+        }))
+    }
+}

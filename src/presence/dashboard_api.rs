@@ -1,0 +1,98 @@
+//! Activity routes of the dashboard (JWT): `GET /v1/activity/live` and the WebSocket
+//! `GET /v1/activity/stream`.
+use super::{game_api::page, service::parse_page, stream};
+use crate::{
+    auth::BearerAuth,
+    games::{access::Role, require_role},
+    http::{timestamp, ApiTags},
+    state::AppState,
+};
+use poem::web::websocket::{BoxWebSocketUpgraded, WebSocket};
+use poem_openapi::{param::Query, payload::Json, Object, OpenApi};
+use serde_json::Value;
+use uuid::Uuid;
+
+pub struct LiveActivityApi {
+    pub state: AppState,
+}
+
+#[derive(Object)]
+pub struct LiveActivity {
+    pub player_id: String,
+    pub activity: String,
+    pub details: Value,
+    pub updated_at: String,
+}
+
+#[OpenApi(prefix_path = "/v1", tag = "ApiTags::Presence")]
+impl LiveActivityApi {
+    /// The game's live activity (any member).
+    ///
+    /// Players who are not offline, most recently updated first. Paged like
+    /// `GET /v1/presence`: `limit` 1 to 1000 (default 100), `offset`.
+    #[oai(
+        path = "/activity/live",
+        method = "get",
+        operation_id = "listLiveActivity"
+    )]
+    async fn live(
+        &self,
+        auth: BearerAuth,
+        game_id: Query<Uuid>,
+        limit: Query<Option<i64>>,
+        offset: Query<Option<i64>>,
+    ) -> poem::Result<Json<Vec<LiveActivity>>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let (limit, offset) = parse_page(limit.0, offset.0)?;
+        let page = page(&self.state, game_id.0, None, offset, limit).await?;
+        Ok(Json(
+            page.entries
+                .into_iter()
+                .map(|entry| LiveActivity {
+                    player_id: entry.player_id,
+                    activity: entry.activity,
+                    details: entry.data,
+                    updated_at: timestamp(entry.updated_at),
+                })
+                .collect(),
+        ))
+    }
+
+    /// WebSocket feed of the game's presence (any member), from every API node.
+    ///
+    /// Each text message is a JSON object `{type, player_id, ...}`: `activity.updated` (with status,
+    /// activity, details, session_id, updated_at), `activity.cleared` (cleared_at) or
+    /// `presence.offline` (last_updated). Browsers, which cannot set headers on a WebSocket,
+    /// pass the token as `access_token`.
+    #[oai(
+        path = "/activity/stream",
+        method = "get",
+        operation_id = "streamActivity"
+    )]
+    async fn stream(
+        &self,
+        auth: BearerAuth,
+        game_id: Query<Uuid>,
+        /// The dashboard JWT, instead of the Authorization header.
+        #[oai(name = "access_token")]
+        _access_token: Query<Option<String>>,
+        websocket: WebSocket,
+    ) -> poem::Result<BoxWebSocketUpgraded> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let access = stream::Access {
+            state: self.state.clone(),
+            user_id: auth.0,
+            game_id: game_id.0,
+        };
+        let subscription = self
+            .state
+            .hot
+            .presence
+            .subscribe(game_id.0)
+            .await
+            .map_err(crate::error::ApiError::from)?;
+        Ok(websocket
+            .on_upgrade(move |socket| stream::pump(socket, subscription, access))
+            .boxed())
+    }
+}

@@ -1,0 +1,103 @@
+//! What the report features (metrics, funnels, alerts) share when they read the events: bound
+//! SQL parameters, the one dialect difference (epoch seconds), ranges of UTC days from query
+//! strings, the environment filter and two-decimal rounding. It imports no feature, so any
+//! feature can use it.
+use crate::error::ApiError;
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use sea_orm::{DatabaseBackend, Value};
+
+/// What a query parameter of a report can get wrong; every case is a 400.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum QueryError {
+    #[error("{field} must be a date in YYYY-MM-DD format")]
+    BadDate { field: &'static str },
+    #[error("from must not be after to")]
+    FromAfterTo,
+    #[error("the range from..to may cover at most {max_days} days")]
+    RangeTooLong { max_days: i64 },
+    #[error("environment must be development or production")]
+    BadEnvironment,
+}
+
+impl From<QueryError> for ApiError {
+    fn from(error: QueryError) -> Self {
+        ApiError::bad_request(error.to_string())
+    }
+}
+
+impl From<QueryError> for poem::Error {
+    fn from(error: QueryError) -> Self {
+        ApiError::from(error).into()
+    }
+}
+
+/// Collects bound values and hands out their `$n` placeholders.
+#[derive(Default)]
+pub struct Params(pub Vec<Value>);
+
+impl Params {
+    pub fn bind(&mut self, value: impl Into<Value>) -> String {
+        self.0.push(value.into());
+        format!("${}", self.0.len())
+    }
+}
+
+/// SQL turning a timestamp column into whole epoch seconds, per backend.
+pub fn epoch_seconds(backend: DatabaseBackend, column: &str) -> String {
+    match backend {
+        DatabaseBackend::Postgres => format!("CAST(FLOOR(EXTRACT(EPOCH FROM {column})) AS BIGINT)"),
+        _ => format!("CAST(strftime('%s', {column}) AS INTEGER)"),
+    }
+}
+
+/// The environments API keys (and so events) belong to.
+pub const ENVIRONMENTS: &[&str] = &["development", "production"];
+
+/// An environment to filter events by: `development` or `production`.
+pub fn parse_environment(raw: &str) -> Result<&str, QueryError> {
+    if ENVIRONMENTS.contains(&raw) {
+        Ok(raw)
+    } else {
+        Err(QueryError::BadEnvironment)
+    }
+}
+
+/// A range of whole UTC days, both ends included, from `from`/`to` query values
+/// (`YYYY-MM-DD`). Without `to` it ends today; without `from` it covers `default_days` up to
+/// `to`. Bad dates, `from` after `to` and ranges over `max_days` are refused.
+pub fn day_range(
+    from: Option<&str>,
+    to: Option<&str>,
+    today: NaiveDate,
+    default_days: i64,
+    max_days: i64,
+) -> Result<(NaiveDate, NaiveDate), QueryError> {
+    let parse = |raw: &str, field: &'static str| {
+        NaiveDate::parse_from_str(raw.trim(), "%Y-%m-%d").map_err(|_| QueryError::BadDate { field })
+    };
+    let to = match to {
+        Some(raw) => parse(raw, "to")?,
+        None => today,
+    };
+    let from = match from {
+        Some(raw) => parse(raw, "from")?,
+        None => to - Duration::days(default_days - 1),
+    };
+    if from > to {
+        return Err(QueryError::FromAfterTo);
+    }
+    if (to - from).num_days() + 1 > max_days {
+        return Err(QueryError::RangeTooLong { max_days });
+    }
+    Ok((from, to))
+}
+
+/// Midnight UTC at the start of `day`.
+pub fn midnight(day: NaiveDate) -> DateTime<Utc> {
+    day.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc()
+}
+
+/// Percentages are answered with two decimals.
+pub fn round2(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}

@@ -1,0 +1,130 @@
+//! Moderation: scores outside a board's bounds wait for approval; banned players are refused.
+use super::{define, ranked, ranking, score, submit};
+use crate::helpers::spawn_app;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn scores_outside_the_bounds_wait_for_approval_and_banned_players_are_refused() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let (status, _) = define(
+        &app,
+        &token,
+        &game_id,
+        json!({ "board_name": "guarded", "min_score": 0, "max_score": 1000 }),
+    )
+    .await;
+    assert_eq!(status, 201);
+    score(&app, &key, "guarded", "honest", 800.0).await;
+    score(&app, &key, "guarded", "lucky", 500.0).await;
+    let flagged = score(&app, &key, "guarded", "lucky", 5000.0).await;
+    assert_eq!(
+        (flagged["status"].clone(), flagged["rank"].clone()),
+        (json!("suspicious"), Value::Null)
+    );
+    let cheat = score(&app, &key, "guarded", "cheat", 999999.0).await;
+    assert_eq!(cheat["status"], "suspicious");
+
+    assert_eq!(
+        ranking(&app, &key, "guarded").await,
+        ranked(&[("honest", 800.0), ("lucky", 500.0)]),
+        "suspicious scores stay off the public board"
+    );
+    let base = format!("/v1/games/{game_id}/leaderboards/guarded/entries");
+    let (status, listed) = app
+        .dashboard_call(Method::GET, &format!("{base}?status=suspicious"), &token)
+        .await;
+    assert_eq!(status, 200, "{listed}");
+    let suspects: Vec<&str> = listed["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["player_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(suspects, vec!["cheat", "lucky"]);
+    assert_eq!(listed["total"], 2);
+    let (status, _) = app
+        .dashboard_call(Method::GET, &format!("{base}?status=weird"), &token)
+        .await;
+    assert_eq!(status, 400);
+
+    let (status, approved) = app
+        .dashboard_call(Method::POST, &format!("{base}/lucky/approve"), &token)
+        .await;
+    assert_eq!(status, 200, "{approved}");
+    assert_eq!(
+        (
+            approved["score"].clone(),
+            approved["rank"].clone(),
+            approved["status"].clone()
+        ),
+        (json!(5000), json!(1), json!("ok"))
+    );
+    assert_eq!(
+        ranking(&app, &key, "guarded").await,
+        ranked(&[("lucky", 5000.0), ("honest", 800.0)])
+    );
+    let (status, _) = app
+        .dashboard_call(Method::POST, &format!("{base}/lucky/approve"), &token)
+        .await;
+    assert_eq!(status, 404, "nothing left to approve");
+
+    score(&app, &key, "guarded", "cheat", 10.0).await;
+    let (status, banned) = app
+        .dashboard_call(Method::POST, &format!("{base}/cheat/ban"), &token)
+        .await;
+    assert_eq!(status, 200, "{banned}");
+    assert_eq!(
+        (banned["banned"].clone(), banned["removed_entries"].clone()),
+        (json!(true), json!(2))
+    );
+    assert_eq!(
+        ranking(&app, &key, "guarded").await,
+        ranked(&[("lucky", 5000.0), ("honest", 800.0)])
+    );
+    let (status, refused) = submit(
+        &app,
+        &key,
+        json!({ "board_name": "guarded", "player_id": "cheat", "score": 5 }),
+    )
+    .await;
+    assert_eq!(status, 403, "{refused}");
+    assert!(refused["error"].as_str().unwrap().contains("banned"));
+    let (_, all) = app.dashboard_call(Method::GET, &base, &token).await;
+    assert!(all["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["player_id"] != "cheat"));
+
+    // Banning is per board; lifting it lets the player back in.
+    score(&app, &key, "another-board", "cheat", 5.0).await;
+    let (status, _) = app
+        .dashboard_call(Method::DELETE, &format!("{base}/cheat/ban"), &token)
+        .await;
+    assert_eq!(status, 204);
+    score(&app, &key, "guarded", "cheat", 5.0).await;
+    let (status, _) = app
+        .dashboard_call(Method::DELETE, &format!("{base}/cheat/ban"), &token)
+        .await;
+    assert_eq!(status, 404);
+
+    let (status, _) = app
+        .dashboard_call(
+            Method::POST,
+            &format!("/v1/games/{game_id}/leaderboards/nope/entries/x/ban"),
+            &token,
+        )
+        .await;
+    assert_eq!(status, 404);
+    let viewer_game_stranger = app.new_user().await;
+    let (status, _) = app
+        .dashboard_call(
+            Method::POST,
+            &format!("{base}/lucky/ban"),
+            &viewer_game_stranger,
+        )
+        .await;
+    assert_eq!(status, 403);
+}
