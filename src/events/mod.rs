@@ -1,5 +1,5 @@
 //! Event ingestion: `POST /v1/track`, quotas, event schemas and the group-commit writer.
-pub mod api;
+pub mod game_api;
 pub mod dashboard_api;
 pub mod error;
 pub mod input;
@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
     (
-        api::TrackApi {
+        game_api::TrackApi {
             state: state.clone(),
         },
         dashboard_api::EventSchemasApi {

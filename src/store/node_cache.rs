@@ -50,9 +50,12 @@ pub trait Policy: Send + Sync + 'static {
     fn game(key: &Self::Key, value: &Self::Value) -> Option<Uuid>;
 }
 
+/// Each key's value and when it was stamped.
+type Entries<P> = HashMap<<P as Policy>::Key, (<P as Policy>::Value, <P as Policy>::Moment)>;
+
 /// A per-node cache run by the policy `P`.
 pub struct NodeCache<P: Policy> {
-    entries: Mutex<HashMap<P::Key, (P::Value, P::Moment)>>,
+    entries: Mutex<Entries<P>>,
     /// Bumped by every forget: a read that started before one does not cache what it read.
     generation: AtomicU64,
 }
@@ -124,7 +127,7 @@ impl<P: Policy> NodeCache<P> {
     }
 
     /// Bumps the generation and drops entries, under the lock a `put_at` checks it under.
-    fn forget_where(&self, forget: impl FnOnce(&mut HashMap<P::Key, (P::Value, P::Moment)>)) {
+    fn forget_where(&self, forget: impl FnOnce(&mut Entries<P>)) {
         let mut entries = self.entries.lock();
         self.generation.fetch_add(1, Ordering::AcqRel);
         forget(&mut entries);
@@ -155,30 +158,17 @@ impl<P: Policy> Cached for NodeCache<P> {
 mod tests {
     use super::*;
 
-    /// Entries keyed by name, about the game they hold (if any).
-    struct Named;
+    /// Entries keyed by name, about the game they hold (if any); `CLEAR`: emptied when a
+    /// sweep leaves it full.
+    struct Named<const CLEAR: bool = false>;
 
-    impl Policy for Named {
+    impl<const CLEAR: bool> Policy for Named<CLEAR> {
         type Key = &'static str;
         type Value = Option<Uuid>;
         type Moment = Instant;
         const TTL: Duration = Duration::from_secs(10);
         const SWEEP_AT: usize = 3;
-        fn game(_: &&'static str, game: &Option<Uuid>) -> Option<Uuid> {
-            *game
-        }
-    }
-
-    /// Like `Named`, emptied when a sweep leaves it full.
-    struct NamedClearing;
-
-    impl Policy for NamedClearing {
-        type Key = &'static str;
-        type Value = Option<Uuid>;
-        type Moment = Instant;
-        const TTL: Duration = Duration::from_secs(10);
-        const SWEEP_AT: usize = 3;
-        const CLEAR_WHEN_FULL: bool = true;
+        const CLEAR_WHEN_FULL: bool = CLEAR;
         fn game(_: &&'static str, game: &Option<Uuid>) -> Option<Uuid> {
             *game
         }
@@ -209,9 +199,9 @@ mod tests {
         let game = Some(Uuid::now_v7());
         cache.put_at("a", game, cache.generation(), start);
         assert_eq!(cache.get_at(&"a", start), Some(game));
-        let almost = start + Named::TTL - Duration::from_millis(1);
+        let almost = start + <Named>::TTL - Duration::from_millis(1);
         assert_eq!(cache.get_at(&"a", almost), Some(game));
-        assert_eq!(cache.get_at(&"a", start + Named::TTL), None);
+        assert_eq!(cache.get_at(&"a", start + <Named>::TTL), None);
         assert_eq!(cache.get_at(&"b", start), None);
     }
 
@@ -233,7 +223,12 @@ mod tests {
         assert_eq!(cache.get_at(&game, later), Some(1));
         // A sweep at `now` keeps the entry stamped after it, drops the expired one.
         let old = Uuid::now_v7();
-        cache.put_at(old, 2, cache.generation(), now - chrono::Duration::seconds(1));
+        cache.put_at(
+            old,
+            2,
+            cache.generation(),
+            now - chrono::Duration::seconds(1),
+        );
         cache.put_at(Uuid::now_v7(), 3, cache.generation(), now);
         assert_eq!(len(&cache), 2);
         assert_eq!(cache.get_at(&game, later), Some(1));
@@ -297,7 +292,7 @@ mod tests {
     fn a_full_cache_sweeps_expired_entries() {
         let cache = NodeCache::<Named>::default();
         let start = Instant::now();
-        let later = start + Named::TTL;
+        let later = start + <Named>::TTL;
         cache.put_at("old", None, cache.generation(), start);
         cache.put_at("new 1", None, cache.generation(), later);
         cache.put_at("new 2", None, cache.generation(), later);
@@ -311,7 +306,7 @@ mod tests {
 
     #[test]
     fn a_cache_still_full_after_a_sweep_is_emptied_when_asked() {
-        let cache = NodeCache::<NamedClearing>::default();
+        let cache = NodeCache::<Named<true>>::default();
         let now = Instant::now();
         for key in ["a", "b", "c"] {
             cache.put_at(key, None, cache.generation(), now);
