@@ -155,3 +155,30 @@ pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
 pub async fn ready(db: &DatabaseConnection) -> bool {
     db.execute_unprepared("SELECT 1").await.is_ok()
 }
+
+/// True when a database error means "could not reach or use the database right now" rather
+/// than a bug: those are answered 503 so clients retry.
+pub fn is_unavailable(error: &sea_orm::DbErr) -> bool {
+    use sea_orm::{sqlx, DbErr, RuntimeErr};
+    match error {
+        DbErr::Conn(_) | DbErr::ConnectionAcquire(_) => true,
+        // A statement whose connection broke under it (the server stopped, a proxy or the
+        // network dropped it) fails as a query error, but nothing is wrong with the statement.
+        DbErr::Exec(RuntimeErr::SqlxError(cause)) | DbErr::Query(RuntimeErr::SqlxError(cause)) => {
+            match cause.as_ref() {
+                sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::WorkerCrashed => true,
+                // PostgreSQL shutting down or not accepting connections yet (57P01-57P03), or
+                // a connection exception (class 08).
+                sqlx::Error::Database(database) => database.code().is_some_and(|code| {
+                    code.starts_with("08") || matches!(code.as_ref(), "57P01" | "57P02" | "57P03")
+                }),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}

@@ -278,7 +278,7 @@ impl<B: Batch> GroupCommit<B> {
                     self.finish_one();
                 }
             }
-            Err(error) if jobs.len() > 1 && !crate::error::is_unavailable(&error) => {
+            Err(error) if jobs.len() > 1 && !super::cold::is_unavailable(&error) => {
                 tracing::warn!(error.cause_chain = ?error, jobs = jobs.len(), "group write failed; writing its requests one by one");
                 for job in jobs {
                     let outcome = match self.batch.prepare(lane, &[&job.item]).await {
@@ -309,7 +309,7 @@ impl<B: Batch> GroupCommit<B> {
 
 /// `DbErr` is not `Clone`; every request of a failed group gets an equivalent error.
 fn clone_error(error: &DbErr) -> DbErr {
-    if crate::error::is_unavailable(error) {
+    if super::cold::is_unavailable(error) {
         DbErr::Conn(sea_orm::RuntimeErr::Internal(error.to_string()))
     } else {
         DbErr::Custom(error.to_string())
