@@ -46,11 +46,7 @@ impl From<InvalidPlayerId> for ApiError {
     }
 }
 
-impl From<InvalidPlayerId> for poem::Error {
-    fn from(error: InvalidPlayerId) -> Self {
-        ApiError::from(error).into()
-    }
-}
+crate::error::api_error!(InvalidPlayerId);
 
 #[cfg(test)]
 mod tests {
@@ -68,7 +64,17 @@ mod tests {
             assert!(PlayerId::parse(fine).is_ok(), "{fine}");
         }
         let long = "p".repeat(129);
-        for refused in ["", " ", ".", "..", "a b", "Zoë", "a/b", "a\nb", long.as_str()] {
+        for refused in [
+            "",
+            " ",
+            ".",
+            "..",
+            "a b",
+            "Zoë",
+            "a/b",
+            "a\nb",
+            long.as_str(),
+        ] {
             assert!(PlayerId::parse(refused).is_err(), "{refused:?}");
         }
         assert!(PlayerId::parse(&"p".repeat(128)).is_ok());

@@ -25,11 +25,7 @@ impl From<QueryError> for ApiError {
     }
 }
 
-impl From<QueryError> for poem::Error {
-    fn from(error: QueryError) -> Self {
-        ApiError::from(error).into()
-    }
-}
+crate::error::api_error!(QueryError);
 
 /// Collects bound values and hands out their `$n` placeholders.
 #[derive(Default)]

@@ -1,7 +1,7 @@
 //! Event ingestion: `POST /v1/track`, quotas, event schemas and the group-commit writer.
-pub mod game_api;
 pub mod dashboard_api;
 pub mod error;
+pub mod game_api;
 pub mod input;
 pub mod quota;
 pub mod schemas;

@@ -100,7 +100,11 @@ impl PresenceApi {
         self.state
             .hot
             .presence
-            .set(auth.0.game_id, &entry, &super::feed::updated_message(&entry))
+            .set(
+                auth.0.game_id,
+                &entry,
+                &super::feed::updated_message(&entry),
+            )
             .await
             .map_err(crate::error::ApiError::from)?;
         Ok(Json(Success { success: true }))

@@ -1,8 +1,7 @@
 //! In-process presence: the same behaviour as the Redis one for a single node.
 use super::{
-    from_millis, millis, FeedHub, OfflineMessage,
-    FeedSubscription, Presence, PresenceEntry, PresencePage, PresenceStatus, WentOffline,
-    OFFLINE_AFTER, RETAIN,
+    from_millis, millis, FeedHub, FeedSubscription, OfflineMessage, Presence, PresenceEntry,
+    PresencePage, PresenceStatus, WentOffline, OFFLINE_AFTER, RETAIN,
 };
 use crate::store::hot::HotError;
 use async_trait::async_trait;
@@ -94,12 +93,7 @@ impl Presence for MemoryPresence {
         Ok(())
     }
 
-    async fn clear(
-        &self,
-        game_id: Uuid,
-        player_id: &str,
-        message: &str,
-    ) -> Result<bool, HotError> {
+    async fn clear(&self, game_id: Uuid, player_id: &str, message: &str) -> Result<bool, HotError> {
         let removed = {
             let mut games = self.games.lock();
             let removed = games
@@ -119,8 +113,7 @@ impl Presence for MemoryPresence {
         self.due
             .lock()
             .remove(&(due_at(&removed), game_id, removed.player_id));
-        self.hub
-            .deliver(game_id, Arc::from(message));
+        self.hub.deliver(game_id, Arc::from(message));
         Ok(true)
     }
 
@@ -204,10 +197,8 @@ impl Presence for MemoryPresence {
         let mut announced = Vec::with_capacity(claimed.len());
         for (due_ms, game_id, player_id) in claimed {
             let last_updated = from_millis(due_ms) - OFFLINE_AFTER;
-            self.hub.deliver(
-                game_id,
-                Arc::from(message(&player_id, last_updated)),
-            );
+            self.hub
+                .deliver(game_id, Arc::from(message(&player_id, last_updated)));
             announced.push(WentOffline {
                 game_id,
                 player_id,

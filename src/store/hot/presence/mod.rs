@@ -108,11 +108,14 @@ pub type OfflineMessage = fn(&str, DateTime<Utc>) -> String;
 pub trait Presence: Send + Sync {
     /// Stores `entry` (its `updated_at` is the write time) and publishes `message` on the
     /// game's feed, in one step. Messages are rendered by the presence feature.
-    async fn set(&self, game_id: Uuid, entry: &PresenceEntry, message: &str)
-        -> Result<(), HotError>;
+    async fn set(
+        &self,
+        game_id: Uuid,
+        entry: &PresenceEntry,
+        message: &str,
+    ) -> Result<(), HotError>;
     /// Forgets the player's entry. True when there was one; then `message` is published.
-    async fn clear(&self, game_id: Uuid, player_id: &str, message: &str)
-        -> Result<bool, HotError>;
+    async fn clear(&self, game_id: Uuid, player_id: &str, message: &str) -> Result<bool, HotError>;
     /// The player's entry, offline or not, unless older than `RETAIN` or cleared.
     async fn get(
         &self,

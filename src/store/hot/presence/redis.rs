@@ -5,9 +5,8 @@
 //! that also publishes the feed message on `pr:feed:{game}`, so an update and its announcement
 //! are one atomic step.
 use super::{
-    feed::RemoteFeed, from_millis, millis, OfflineMessage,
-    FeedHub, FeedSubscription, Presence, PresenceEntry, PresencePage, PresenceStatus, WentOffline,
-    OFFLINE_AFTER, RETAIN,
+    feed::RemoteFeed, from_millis, millis, FeedHub, FeedSubscription, OfflineMessage, Presence,
+    PresenceEntry, PresencePage, PresenceStatus, WentOffline, OFFLINE_AFTER, RETAIN,
 };
 use crate::store::hot::{redis::RedisHandle, HotError};
 use async_trait::async_trait;
@@ -198,12 +197,7 @@ impl Presence for RedisPresence {
         Ok(())
     }
 
-    async fn clear(
-        &self,
-        game_id: Uuid,
-        player_id: &str,
-        message: &str,
-    ) -> Result<bool, HotError> {
+    async fn clear(&self, game_id: Uuid, player_id: &str, message: &str) -> Result<bool, HotError> {
         let args = vec![
             player_id.to_string(),
             due_member(game_id, player_id),
@@ -312,10 +306,7 @@ impl Presence for RedisPresence {
             let _: i64 = self
                 .handle
                 .client()?
-                .publish(
-                    self.channel(game_id),
-                    message(player_id, last_updated),
-                )
+                .publish(self.channel(game_id), message(player_id, last_updated))
                 .await?;
             announced.push(WentOffline {
                 game_id,
