@@ -12,9 +12,7 @@ pub const MAX_PLAYER_ID_CHARS: usize = 128;
 pub struct PlayerId(String);
 
 #[derive(Debug, Clone, Copy, thiserror::Error)]
-#[error(
-    "player_id must be 1 to 128 characters, not blank or only dots, without control characters"
-)]
+#[error("player_id must be 1 to 128 characters: letters, digits and _ - . : @ |")]
 pub struct InvalidPlayerId;
 
 impl PlayerId {
