@@ -26,6 +26,12 @@ fn entry(player: &str, status: PresenceStatus, at: DateTime<Utc>) -> PresenceEnt
 }
 
 /// A player's entry as the store reads it at `now`.
+/// Stores `entry` with the feed message the presence feature sends for it.
+async fn set(store: &HotStore, game: Uuid, entry: PresenceEntry) {
+    let message = updated_message(&entry);
+    store.presence.set(game, &entry, &message).await.unwrap();
+}
+
 async fn stored(
     store: &HotStore,
     game: Uuid,
@@ -60,11 +66,7 @@ async fn an_entry_reads_offline_after_ten_silent_minutes_and_is_gone_after_a_day
     for (name, store) in stores().await {
         let game = Uuid::new_v4();
         let written = entry("ana", PresenceStatus::Waiting, t0());
-        store
-            .presence
-            .set(game, &written, &updated_message(&written))
-            .await
-            .unwrap();
+        set(&store, game, written.clone()).await;
 
         let read_back = stored(&store, game, "ana", t0()).await.expect(name);
         assert_eq!(read_back, written, "{name}: stored as written");
@@ -114,15 +116,12 @@ async fn active_lists_are_newest_first_filtered_by_time_at_read_and_paged() {
             } else {
                 PresenceStatus::Idle
             };
-            store
-                .presence
-                .set(
-                    game,
-                    &entry(player, status, t0() + Duration::minutes(i as i64)),
-                    &updated_message(&entry(player, status, t0() + Duration::minutes(i as i64))),
-                )
-                .await
-                .unwrap();
+            set(
+                &store,
+                game,
+                entry(player, status, t0() + Duration::minutes(i as i64)),
+            )
+            .await;
         }
         let now = t0() + Duration::minutes(5);
         let all = active(&store, game, None, now, 0, 100).await;
@@ -170,28 +169,13 @@ async fn active_lists_are_newest_first_filtered_by_time_at_read_and_paged() {
 async fn a_new_status_moves_the_player_between_filters_and_refreshes_it() {
     for (name, store) in stores().await {
         let game = Uuid::new_v4();
-        store
-            .presence
-            .set(
-                game,
-                &entry("ana", PresenceStatus::Playing, t0()),
-                &updated_message(&entry("ana", PresenceStatus::Playing, t0())),
-            )
-            .await
-            .unwrap();
-        store
-            .presence
-            .set(
-                game,
-                &entry("ana", PresenceStatus::Idle, t0() + Duration::minutes(8)),
-                &updated_message(&entry(
-                    "ana",
-                    PresenceStatus::Idle,
-                    t0() + Duration::minutes(8),
-                )),
-            )
-            .await
-            .unwrap();
+        set(&store, game, entry("ana", PresenceStatus::Playing, t0())).await;
+        set(
+            &store,
+            game,
+            entry("ana", PresenceStatus::Idle, t0() + Duration::minutes(8)),
+        )
+        .await;
         let now = t0() + Duration::minutes(12);
         let playing = active(&store, game, Some(PresenceStatus::Playing), now, 0, 10).await;
         let idle = active(&store, game, Some(PresenceStatus::Idle), now, 0, 10).await;
@@ -206,15 +190,7 @@ async fn a_new_status_moves_the_player_between_filters_and_refreshes_it() {
 async fn clearing_forgets_the_entry() {
     for (name, store) in stores().await {
         let game = Uuid::new_v4();
-        store
-            .presence
-            .set(
-                game,
-                &entry("ana", PresenceStatus::Playing, t0()),
-                &updated_message(&entry("ana", PresenceStatus::Playing, t0())),
-            )
-            .await
-            .unwrap();
+        set(&store, game, entry("ana", PresenceStatus::Playing, t0())).await;
         assert!(
             store
                 .presence
@@ -254,30 +230,20 @@ async fn going_offline_is_announced_once_however_many_nodes_check() {
     for (name, store) in stores().await {
         let game = Uuid::new_v4();
         for i in 0..30 {
-            store
-                .presence
-                .set(
-                    game,
-                    &entry(&format!("p{i}"), PresenceStatus::Playing, t0()),
-                    &updated_message(&entry(&format!("p{i}"), PresenceStatus::Playing, t0())),
-                )
-                .await
-                .unwrap();
+            set(
+                &store,
+                game,
+                entry(&format!("p{i}"), PresenceStatus::Playing, t0()),
+            )
+            .await;
         }
         // Refreshed at +5 min: goes offline at +15, not +10.
-        store
-            .presence
-            .set(
-                game,
-                &entry("p0", PresenceStatus::Playing, t0() + Duration::minutes(5)),
-                &updated_message(&entry(
-                    "p0",
-                    PresenceStatus::Playing,
-                    t0() + Duration::minutes(5),
-                )),
-            )
-            .await
-            .unwrap();
+        set(
+            &store,
+            game,
+            entry("p0", PresenceStatus::Playing, t0() + Duration::minutes(5)),
+        )
+        .await;
         assert!(
             store
                 .presence
@@ -355,24 +321,13 @@ async fn the_feed_carries_one_games_updates_clears_and_offline_notices() {
         let game = Uuid::new_v4();
         let other_game = Uuid::new_v4();
         let mut feed = store.presence.subscribe(game).await.unwrap();
-        store
-            .presence
-            .set(
-                other_game,
-                &entry("elsewhere", PresenceStatus::Playing, t0()),
-                &updated_message(&entry("elsewhere", PresenceStatus::Playing, t0())),
-            )
-            .await
-            .unwrap();
-        store
-            .presence
-            .set(
-                game,
-                &entry("ana", PresenceStatus::Waiting, t0()),
-                &updated_message(&entry("ana", PresenceStatus::Waiting, t0())),
-            )
-            .await
-            .unwrap();
+        set(
+            &store,
+            other_game,
+            entry("elsewhere", PresenceStatus::Playing, t0()),
+        )
+        .await;
+        set(&store, game, entry("ana", PresenceStatus::Waiting, t0())).await;
         store
             .presence
             .clear(
@@ -382,15 +337,7 @@ async fn the_feed_carries_one_games_updates_clears_and_offline_notices() {
             )
             .await
             .unwrap();
-        store
-            .presence
-            .set(
-                game,
-                &entry("bob", PresenceStatus::Playing, t0()),
-                &updated_message(&entry("bob", PresenceStatus::Playing, t0())),
-            )
-            .await
-            .unwrap();
+        set(&store, game, entry("bob", PresenceStatus::Playing, t0())).await;
         store
             .presence
             .announce_offline(t0() + Duration::minutes(10), 100, offline_message)

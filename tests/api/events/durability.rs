@@ -56,7 +56,7 @@ impl Server {
             Some(url) => command.env("PLAYTRACE_REDIS_URL", url),
             None => command.env_remove("PLAYTRACE_REDIS_URL"),
         };
-        let child = command.spawn().expect("the playtrace binary starts");
+        let mut child = command.spawn().expect("the playtrace binary starts");
         let address = format!("http://127.0.0.1:{port}");
         let client = reqwest::Client::new();
         for _ in 0..300 {
@@ -70,6 +70,8 @@ impl Server {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("playtrace did not come up on port {port}");
     }
 
