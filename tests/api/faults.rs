@@ -579,28 +579,11 @@ async fn after_redis_lost_every_key_a_revoked_key_still_stops_on_every_node_with
     // Long enough for every node to have read the counter again.
     tokio::time::sleep(Duration::from_millis(600)).await;
 
-    let (status, created) = first
-        .dashboard_json(
-            Method::POST,
-            &format!("/v1/games/{game_id}/api-keys"),
-            &token,
-            json!({ "environment": "production" }),
-        )
-        .await;
-    assert_eq!(status, 201);
-    let new_key = created["key"].as_str().unwrap().to_string();
-    let key_id = created["key_id"].as_str().unwrap().to_string();
+    let (new_key, key_id) = first.new_key(&token, &game_id, "production").await;
     // The second node looks the new key up now, and caches it.
     assert_eq!(limited_read(&second, &new_key).await.0, 200);
 
-    let (status, _) = first
-        .dashboard_call(
-            Method::DELETE,
-            &format!("/v1/games/{game_id}/api-keys/{key_id}"),
-            &token,
-        )
-        .await;
-    assert_eq!(status, 204);
+    first.revoke_key(&token, &game_id, &key_id).await;
     within(
         "the revoked key refused by the second node",
         Duration::from_secs(1),

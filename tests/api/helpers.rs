@@ -304,6 +304,11 @@ impl TestApp {
     }
 
     pub async fn create_key(&self, token: &str, game_id: &str, environment: &str) -> String {
+        self.new_key(token, game_id, environment).await.0
+    }
+
+    /// A new API key of the game: (raw key, key_id).
+    pub async fn new_key(&self, token: &str, game_id: &str, environment: &str) -> (String, String) {
         let (status, body) = self
             .dashboard_json(
                 Method::POST,
@@ -312,8 +317,21 @@ impl TestApp {
                 json!({ "environment": environment }),
             )
             .await;
-        assert_eq!(status, 201);
-        body["key"].as_str().unwrap().to_string()
+        assert_eq!(status, 201, "{body}");
+        let text = |field: &str| body[field].as_str().unwrap().to_string();
+        (text("key"), text("key_id"))
+    }
+
+    /// Revokes an API key; the revocation answers 204.
+    pub async fn revoke_key(&self, token: &str, game_id: &str, key_id: &str) {
+        let (status, body) = self
+            .dashboard_call(
+                Method::DELETE,
+                &format!("/v1/games/{game_id}/api-keys/{key_id}"),
+                token,
+            )
+            .await;
+        assert_eq!(status, 204, "{body}");
     }
 
     /// A fresh user with a fresh game and a development key: (token, game_id, api_key).

@@ -41,14 +41,7 @@ async fn keys_are_shown_once_listed_by_prefix_and_revoked_at_once() {
     assert!(config["updated_at"].is_null());
 
     let key_id = created["key_id"].as_str().unwrap();
-    let (status, _) = app
-        .dashboard_call(
-            Method::DELETE,
-            &format!("/v1/games/{game_id}/api-keys/{key_id}"),
-            &token,
-        )
-        .await;
-    assert_eq!(status, 204);
+    app.revoke_key(&token, &game_id, key_id).await;
     let (status, body) = app.game_call(Method::GET, "/v1/config", &key).await;
     assert_eq!(status, 401);
     assert_eq!(body["error"], "Invalid API key");

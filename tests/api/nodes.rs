@@ -68,14 +68,7 @@ async fn a_key_revoked_on_one_node_is_refused_by_the_other_within_a_second() {
         .await;
     let key_id = keys["api_keys"][0]["key_id"].as_str().unwrap().to_string();
 
-    let (status, _) = first
-        .dashboard_call(
-            Method::DELETE,
-            &format!("/v1/games/{game_id}/api-keys/{key_id}"),
-            &token,
-        )
-        .await;
-    assert_eq!(status, 204);
+    first.revoke_key(&token, &game_id, &key_id).await;
 
     holds_within_a_second("revoked key", || async {
         let (status, body) = config_status(&second, &key).await;
@@ -93,29 +86,12 @@ async fn a_key_revoked_on_one_node_is_refused_by_the_other_as_soon_as_the_revoca
     };
     let (token, game_id, _) = first.game_with_key().await;
     for round in 0..10 {
-        let (status, created) = first
-            .dashboard_json(
-                Method::POST,
-                &format!("/v1/games/{game_id}/api-keys"),
-                &token,
-                json!({ "environment": "production" }),
-            )
-            .await;
-        assert_eq!(status, 201, "{created}");
-        let key = created["key"].as_str().unwrap();
-        let key_id = created["key_id"].as_str().unwrap();
-        let (status, _) = config_status(&second, key).await;
+        let (key, key_id) = first.new_key(&token, &game_id, "production").await;
+        let (status, _) = config_status(&second, &key).await;
         assert_eq!(status, 200, "round {round}: the second node caches the key");
 
-        let (status, _) = first
-            .dashboard_call(
-                Method::DELETE,
-                &format!("/v1/games/{game_id}/api-keys/{key_id}"),
-                &token,
-            )
-            .await;
-        assert_eq!(status, 204);
-        let (status, body) = config_status(&second, key).await;
+        first.revoke_key(&token, &game_id, &key_id).await;
+        let (status, body) = config_status(&second, &key).await;
         assert_eq!(status, 401, "round {round}: {body}");
     }
 }
