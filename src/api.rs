@@ -80,6 +80,9 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
             Ok(response)
         })
         .with(crate::cors::Cors::new(state))
+        .with(crate::dashboard::Dashboard::new(
+            state.settings.dashboard_dir.clone(),
+        ))
         .into_endpoint()
         .map_to_response()
         .boxed()

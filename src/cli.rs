@@ -32,7 +32,7 @@ pub fn parse() -> Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the HTTP API and/or the background worker.
-    Serve(Settings),
+    Serve(Box<Settings>),
     /// Apply pending database migrations and exit.
     Migrate {
         /// Database URL (SQLite or PostgreSQL).
@@ -154,6 +154,11 @@ pub struct Settings {
     #[arg(long, env = "PLAYTRACE_DB_WRITERS", default_value_t = 2,
           value_parser = clap::value_parser!(u32).range(1..=16))]
     pub db_writers: u32,
+
+    /// Serve the web dashboard from this folder (a `vite build` output) instead of the copy
+    /// built into the binary: for working on the dashboard against a running node.
+    #[arg(long, env = "PLAYTRACE_DASHBOARD_DIR")]
+    pub dashboard_dir: Option<std::path::PathBuf>,
 }
 
 impl Settings {
@@ -161,7 +166,7 @@ impl Settings {
     pub fn defaults() -> Self {
         let cli = Cli::parse_from(["playtrace", "serve"]);
         match cli.command {
-            Command::Serve(settings) => settings,
+            Command::Serve(settings) => *settings,
             _ => unreachable!("parsed the serve subcommand"),
         }
     }

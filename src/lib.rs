@@ -13,6 +13,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod cors;
+pub mod dashboard;
 pub mod error;
 pub mod events;
 pub mod funnels;

@@ -28,7 +28,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         .init();
     match cli.command {
         Command::Serve(settings) => {
-            let app = Application::build(settings.clone()).await?;
+            let app = Application::build(*settings.clone()).await?;
             if settings.runs_api() {
                 let host = settings
                     .listen

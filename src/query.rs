@@ -46,6 +46,11 @@ pub fn epoch_seconds(backend: DatabaseBackend, column: &str) -> String {
     }
 }
 
+/// Days a report of whole UTC days covers when `from` is not given, and the most it may cover
+/// (metrics by day, event counts).
+pub const DEFAULT_DAYS: i64 = 30;
+pub const MAX_DAYS: i64 = 366;
+
 /// The environments API keys (and so events) belong to.
 pub const ENVIRONMENTS: &[&str] = &["development", "production"];
 
@@ -56,6 +61,12 @@ pub fn parse_environment(raw: &str) -> Result<&str, QueryError> {
     } else {
         Err(QueryError::BadEnvironment)
     }
+}
+
+/// An optional `environment` query value, parsed.
+pub fn parse_optional_environment(raw: Option<&str>) -> Result<Option<String>, QueryError> {
+    raw.map(|raw| parse_environment(raw).map(str::to_string))
+        .transpose()
 }
 
 /// A range of whole UTC days, both ends included, from `from`/`to` query values

@@ -341,7 +341,7 @@ pub async fn invite(
     .await?;
     let body = format!(
         "You have been invited to the game \"{game_name}\" on playtrace.\n\n\
-         Set your password to activate your account: {}/reset-password?token={token}\n\
+         Set your password to activate your account: {}/activate?token={token}\n\
          Token: {token}\n\nThe invitation is valid for 7 days.",
         state.public_url
     );

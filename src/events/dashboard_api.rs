@@ -1,6 +1,7 @@
 //! `/v1/games/{game_id}/event-schemas`: JSON Schemas (draft 2020-12) for the `properties` of
-//! each event name, applied according to the game's `event_validation` mode (dashboard, JWT).
-use super::schemas;
+//! each event name, applied according to the game's `event_validation` mode, and tried on the
+//! stored events before saving (dashboard, JWT).
+use super::{schemas, EventError};
 use crate::{
     auth::BearerAuth,
     games::{require_role, Role},
@@ -29,6 +30,43 @@ pub struct EventSchema {
 pub struct EventSchemaList {
     pub event_schemas: Vec<EventSchema>,
 }
+
+/// A schema to try on the stored events of its event name.
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct CheckSchema {
+    /// The JSON Schema, as the PUT would take it.
+    pub schema: Value,
+    /// How many of the newest events of the name to check: 1 to 1000 (default 100).
+    pub limit: Option<i64>,
+}
+
+/// A stored event that would break the schema.
+#[derive(Object)]
+pub struct StoredViolation {
+    /// The stored event's id.
+    pub id: String,
+    /// The client's `event_id`, when it sent one.
+    pub event_id: Option<String>,
+    pub player_id: Option<String>,
+    pub occurred_at: String,
+    /// What it breaks, prefixed with the JSON pointer of the offending value.
+    pub message: String,
+}
+
+#[derive(Object)]
+pub struct SchemaCheck {
+    pub event_name: String,
+    /// Events checked: the newest `limit` of the name, or all of them when there are fewer.
+    pub checked: u64,
+    /// One item per message (up to 10 per event, then `and N more violations`), newest event
+    /// first; empty when every checked event matches.
+    pub violations: Vec<StoredViolation>,
+}
+
+/// Events a schema check reads when the body gives no `limit`, and the most it may read.
+const DEFAULT_CHECK_LIMIT: i64 = 100;
+const MAX_CHECK_LIMIT: i64 = 1000;
 
 #[derive(ApiResponse)]
 pub enum SchemaSaved {
@@ -79,6 +117,58 @@ impl EventSchemasApi {
         } else {
             SchemaSaved::Replaced(Json(view(row)))
         })
+    }
+
+    /// Try a schema on the newest stored events of `event_name` before saving it (any member).
+    ///
+    /// Checks the newest `limit` events of the name (1 to 1000, default 100) against `schema`
+    /// and lists those that would break it; nothing is stored. An invalid schema is refused as
+    /// the PUT refuses it.
+    #[oai(
+        path = "/:game_id/event-schemas/:event_name/check",
+        method = "post",
+        operation_id = "checkEventSchema"
+    )]
+    async fn check(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        event_name: Path<String>,
+        body: Json<CheckSchema>,
+    ) -> poem::Result<Json<SchemaCheck>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let name = schemas::parse_event_name(&event_name.0)?;
+        let limit = body.0.limit.unwrap_or(DEFAULT_CHECK_LIMIT);
+        if !(1..=MAX_CHECK_LIMIT).contains(&limit) {
+            return Err(EventError::invalid(format!(
+                "limit must be an integer from 1 to {MAX_CHECK_LIMIT}"
+            ))
+            .into());
+        }
+        let (checked, failing) =
+            schemas::check_stored(&self.state, game_id.0, &name, &body.0.schema, limit as u64)
+                .await?;
+        let violations = failing
+            .into_iter()
+            .flat_map(|failing| {
+                let event = failing.event;
+                failing
+                    .messages
+                    .into_iter()
+                    .map(move |message| StoredViolation {
+                        id: event.id.to_string(),
+                        event_id: event.event_id.clone(),
+                        player_id: event.player_id.clone(),
+                        occurred_at: timestamp(event.occurred_at),
+                        message,
+                    })
+            })
+            .collect();
+        Ok(Json(SchemaCheck {
+            event_name: name,
+            checked: checked as u64,
+            violations,
+        }))
     }
 
     /// The game's event schemas, by event name.

@@ -168,17 +168,23 @@ fn optional_text(
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => {
-            let length = text.chars().count();
-            if length == 0 || length > max {
-                return Err(InvalidEvent::Length(field, 1, max));
-            }
-            if text.contains('\0') {
-                return Err(InvalidEvent::NulCharacter);
-            }
+            check_text(&text, field, max)?;
             Ok(Some(text))
         }
         Some(_) => Err(InvalidEvent::NotAString(field)),
     }
+}
+
+/// A text field's rule: 1 to `max` characters, no NUL.
+pub fn check_text(text: &str, field: &'static str, max: usize) -> Result<(), InvalidEvent> {
+    let length = text.chars().count();
+    if length == 0 || length > max {
+        return Err(InvalidEvent::Length(field, 1, max));
+    }
+    if text.contains('\0') {
+        return Err(InvalidEvent::NulCharacter);
+    }
+    Ok(())
 }
 
 fn holds_nul(value: &Value) -> bool {

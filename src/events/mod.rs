@@ -1,11 +1,15 @@
-//! Event ingestion: `POST /v1/track`, quotas, event schemas and the group-commit writer.
+//! Event ingestion: `POST /v1/track`, quotas, event schemas and the group-commit writer; and
+//! what the dashboard reads of the stored events (recent pages, counts, quota usage).
 pub mod dashboard_api;
 pub mod error;
 pub mod game_api;
 pub mod input;
 pub mod quota;
+pub mod recent;
+pub mod recent_api;
 pub mod schemas;
 pub mod service;
+pub mod usage_api;
 pub mod writer;
 
 pub use error::EventError;
@@ -23,6 +27,12 @@ pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
             state: state.clone(),
         },
         dashboard_api::EventSchemasApi {
+            state: state.clone(),
+        },
+        recent_api::EventsApi {
+            state: state.clone(),
+        },
+        usage_api::UsageApi {
             state: state.clone(),
         },
     )

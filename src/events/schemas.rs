@@ -7,7 +7,7 @@ use super::{
 };
 use crate::store::node_cache::{NodeCache, Policy};
 use crate::{state::AppState, store::Db};
-use entity::event_schemas;
+use entity::{event_schemas, events};
 use jsonschema::{PatternOptions, Validator};
 use sea_orm::{
     sea_query::OnConflict, ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
@@ -150,6 +150,56 @@ pub async fn delete(state: &AppState, game_id: Uuid, event_name: String) -> Resu
     Ok(())
 }
 
+/// What `properties` breaks in a schema, each message prefixed with the JSON pointer of the
+/// offending value: at most 10, then one `and N more violations`. Empty when it matches.
+fn messages(validator: &Validator, properties: &Value) -> Vec<String> {
+    let mut errors = validator.iter_errors(properties).map(|error| {
+        let path = error.instance_path.to_string();
+        let text = clip(&error.to_string());
+        if path.is_empty() {
+            text
+        } else {
+            format!("{path}: {text}")
+        }
+    });
+    let mut messages: Vec<String> = errors.by_ref().take(MAX_MESSAGES_PER_EVENT).collect();
+    let more = errors.count();
+    if more > 0 {
+        messages.push(format!("and {more} more violations"));
+    }
+    messages
+}
+
+/// One stored event that breaks a schema being tried, with what it breaks.
+pub struct FailingEvent {
+    pub event: events::Model,
+    pub messages: Vec<String>,
+}
+
+/// Tries `schema` (checked and compiled as `put` does) on the newest `limit` stored events of
+/// the game's `event_name`, storing nothing: how many events were checked, and those that
+/// break it, newest first.
+#[tracing::instrument(skip_all, fields(%game_id))]
+pub async fn check_stored(
+    state: &AppState,
+    game_id: Uuid,
+    event_name: &str,
+    schema: &Value,
+    limit: u64,
+) -> Result<(usize, Vec<FailingEvent>), EventError> {
+    let validator = compile(schema)?;
+    let events = super::recent::newest_named(&state.db, game_id, event_name, limit).await?;
+    let checked = events.len();
+    let violations = events
+        .into_iter()
+        .filter_map(|event| {
+            let messages = messages(&validator, &event.properties);
+            (!messages.is_empty()).then_some(FailingEvent { event, messages })
+        })
+        .collect();
+    Ok((checked, violations))
+}
+
 /// A game's compiled schemas by event name.
 #[derive(Default)]
 pub struct GameSchemas {
@@ -165,28 +215,11 @@ impl GameSchemas {
                 continue;
             };
             let properties = Value::Object(event.properties.clone());
-            let mut messages = validator.iter_errors(&properties).map(|error| {
-                let path = error.instance_path.to_string();
-                let text = clip(&error.to_string());
-                if path.is_empty() {
-                    text
-                } else {
-                    format!("{path}: {text}")
-                }
-            });
-            for message in messages.by_ref().take(MAX_MESSAGES_PER_EVENT) {
+            for message in messages(validator, &properties) {
                 violations.push(Violation {
                     index,
                     event_name: event.event_name.clone(),
                     message,
-                });
-            }
-            let more = messages.count();
-            if more > 0 {
-                violations.push(Violation {
-                    index,
-                    event_name: event.event_name.clone(),
-                    message: format!("and {more} more violations"),
                 });
             }
         }

@@ -12,7 +12,9 @@ use crate::{
     state::AppState,
 };
 use entity::{game_members, games, users};
-use poem_openapi::{param::Path, payload::Json, ApiResponse, Object, OpenApi};
+use poem_openapi::{
+    param::Path, payload::Json, types::MaybeUndefined, ApiResponse, Object, OpenApi,
+};
 use uuid::Uuid;
 
 pub struct GamesApi {
@@ -36,8 +38,9 @@ pub struct UpdateGame {
     pub tier: Option<String>,
     /// `off`, `warn` or `enforce`: what happens to events that break their event schema.
     pub event_validation: Option<String>,
-    /// Admin only: requests per minute for each of this game's API keys (null = instance default).
-    pub rate_limit_per_minute: Option<u32>,
+    /// Admin only: requests per minute for each of this game's API keys (null = back to the
+    /// instance default).
+    pub rate_limit_per_minute: MaybeUndefined<u32>,
     /// Web origins whose browser builds may call the game-side routes (CORS), e.g.
     /// `["https://mygame.example.com"]`, or `["*"]` for any; at most 20. Replaces the list;
     /// `[]` allows none (the default).
@@ -181,7 +184,7 @@ impl GamesApi {
     ) -> poem::Result<Json<Game>> {
         let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         let body = body.0;
-        if (body.tier.is_some() || body.rate_limit_per_minute.is_some()) && !access.is_admin {
+        if (body.tier.is_some() || !body.rate_limit_per_minute.is_undefined()) && !access.is_admin {
             return Err(GameError::LimitsAdminOnly.into());
         }
         let changes = GameChanges {
@@ -192,10 +195,11 @@ impl GamesApi {
                 .as_deref()
                 .map(service::parse_validation)
                 .transpose()?,
-            rate_limit_per_minute: body
-                .rate_limit_per_minute
-                .map(service::parse_rate_limit)
-                .transpose()?,
+            rate_limit_per_minute: match body.rate_limit_per_minute {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(limit) => Some(Some(service::parse_rate_limit(limit)?)),
+            },
             allowed_origins: body
                 .allowed_origins
                 .as_deref()

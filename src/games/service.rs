@@ -152,7 +152,8 @@ pub struct GameChanges {
     pub name: Option<String>,
     pub tier: Option<String>,
     pub event_validation: Option<String>,
-    pub rate_limit_per_minute: Option<i32>,
+    /// `Some(None)` goes back to the instance default.
+    pub rate_limit_per_minute: Option<Option<i32>>,
     /// `Some(None)` allows no origin.
     pub allowed_origins: Option<Option<String>>,
 }
@@ -173,7 +174,7 @@ pub async fn update(
         row.event_validation = Set(mode);
     }
     if let Some(limit) = changes.rate_limit_per_minute {
-        row.rate_limit_per_minute = Set(Some(limit));
+        row.rate_limit_per_minute = Set(limit);
     }
     if let Some(origins) = changes.allowed_origins {
         row.allowed_origins = Set(origins);

@@ -4,7 +4,7 @@ use super::{
     boards::{self, Board, BoardName, Change, PlayerId, ScoreOrder, Settings},
     error::LeaderboardError,
     game_api::{paging, submitted_view, SubmittedEntry},
-    moderation::{self, StatusFilter},
+    moderation::{self, ListingQuery, StatusFilter},
     score::Score,
 };
 use crate::{
@@ -101,6 +101,38 @@ pub struct ModeratedEntries {
     pub offset: u64,
     /// Best first.
     pub entries: Vec<ModeratedEntry>,
+}
+
+#[derive(Object)]
+pub struct BoardPeriod {
+    /// The period key (see the board's `period`).
+    pub period: String,
+    pub opened_at: String,
+    /// Set once the period is over and the worker archived it.
+    pub archived_at: Option<String>,
+    /// The period's final entry count, once archived.
+    pub entries: Option<u64>,
+}
+
+#[derive(Object)]
+pub struct BoardPeriods {
+    pub board_name: String,
+    pub current_period: String,
+    /// Newest first.
+    pub periods: Vec<BoardPeriod>,
+}
+
+#[derive(Object)]
+pub struct BannedPlayer {
+    pub player_id: String,
+    pub banned_at: String,
+}
+
+#[derive(Object)]
+pub struct BanList {
+    pub board_name: String,
+    /// Most recent first.
+    pub bans: Vec<BannedPlayer>,
 }
 
 #[derive(Object)]
@@ -286,7 +318,8 @@ impl LeaderboardAdminApi {
     }
 
     /// A board's entries for review (viewer), best first: `status` `suspicious`, `ok` or `all`
-    /// (default), of the current period unless `period` names another.
+    /// (default), of the current period unless `period` names another. `player_id` lists one
+    /// player's entries only (the player search), each public one with its rank on the board.
     #[oai(
         path = "/:game_id/leaderboards/:board_name/entries",
         method = "get",
@@ -300,6 +333,8 @@ impl LeaderboardAdminApi {
         board_name: Path<String>,
         status: Query<Option<String>>,
         period: Query<Option<String>>,
+        /// Only this player's entries.
+        player_id: Query<Option<String>>,
         /// 1 to 100 (default 50).
         limit: Query<Option<i64>>,
         offset: Query<Option<i64>>,
@@ -307,14 +342,18 @@ impl LeaderboardAdminApi {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let filter = StatusFilter::parse(status.0.as_deref())?;
         let (limit, offset) = paging(limit.0, offset.0)?;
+        let player = player_id.0.as_deref().map(PlayerId::parse).transpose()?;
         let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
         let listing = moderation::list(
             &self.state,
             &board,
-            period.0.as_deref(),
-            filter,
-            offset,
-            limit,
+            ListingQuery {
+                period: period.0.as_deref(),
+                status: filter,
+                player: player.as_ref(),
+                offset,
+                limit,
+            },
         )
         .await?;
         Ok(Json(ModeratedEntries {
@@ -335,6 +374,65 @@ impl LeaderboardAdminApi {
                     status: e.status,
                     rank: e.rank,
                     updated_at: e.entry.updated_at,
+                })
+                .collect(),
+        }))
+    }
+
+    /// The periods a board has had scores in (viewer), newest first: the current one and the
+    /// finished ones, with their final entry counts once archived. Any of them can be read with
+    /// `?period=` on the entries route.
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/periods",
+        method = "get",
+        operation_id = "listLeaderboardPeriods"
+    )]
+    async fn periods(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+    ) -> poem::Result<Json<BoardPeriods>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        let periods = moderation::periods(&self.state, &board).await?;
+        Ok(Json(BoardPeriods {
+            board_name: board.name().to_string(),
+            current_period: board.current_period(self.state.now()),
+            periods: periods
+                .into_iter()
+                .map(|p| BoardPeriod {
+                    period: p.period,
+                    opened_at: p.opened_at,
+                    archived_at: p.archived_at,
+                    entries: p.entries,
+                })
+                .collect(),
+        }))
+    }
+
+    /// The players banned from a board (viewer), most recent first.
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/bans",
+        method = "get",
+        operation_id = "listLeaderboardBans"
+    )]
+    async fn bans(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+    ) -> poem::Result<Json<BanList>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        let bans = moderation::bans(&self.state, &board).await?;
+        Ok(Json(BanList {
+            board_name: board.name().to_string(),
+            bans: bans
+                .into_iter()
+                .map(|(player_id, banned_at)| BannedPlayer {
+                    player_id,
+                    banned_at,
                 })
                 .collect(),
         }))

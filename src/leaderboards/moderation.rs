@@ -8,10 +8,12 @@ use super::{
     service::{self, EntryData, Ranked, Standing, STATUS_OK, STATUS_SUSPICIOUS},
 };
 use crate::{http::timestamp, state::AppState};
-use entity::{leaderboard_bans as bans, leaderboard_entries as entries};
+use entity::{
+    leaderboard_bans as bans, leaderboard_entries as entries, leaderboard_periods as periods,
+};
 use sea_orm::{
-    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, TransactionTrait,
+    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, Condition, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -51,15 +53,30 @@ pub struct Listing {
     pub entries: Vec<ModeratedEntry>,
 }
 
-/// Entries of one period (default: the current one), best first.
+/// What a moderation listing shows: one period (default: the current one), entries of a
+/// status, optionally one player's only.
+pub struct ListingQuery<'a> {
+    pub period: Option<&'a str>,
+    pub status: StatusFilter,
+    pub player: Option<&'a PlayerId>,
+    pub offset: u64,
+    pub limit: u64,
+}
+
+/// Entries of one period, best first. A player's own listing (the dashboard's player search)
+/// gives the rank of their public entry on the whole board, not within the listing.
 pub async fn list(
     state: &AppState,
     board: &Board,
-    period: Option<&str>,
-    status: StatusFilter,
-    offset: u64,
-    limit: u64,
+    listing: ListingQuery<'_>,
 ) -> Result<Listing, LeaderboardError> {
+    let ListingQuery {
+        period,
+        status,
+        player,
+        offset,
+        limit,
+    } = listing;
     let period = match period {
         Some(key) if super::period::is_period_key(key) => key.to_string(),
         Some(_) => return Err(LeaderboardError::invalid("period must be a period key")),
@@ -68,6 +85,9 @@ pub async fn list(
     let mut query = entries::Entity::find()
         .filter(entries::Column::BoardId.eq(board.id()))
         .filter(entries::Column::Period.eq(period.as_str()));
+    if let Some(player) = player {
+        query = query.filter(entries::Column::PlayerId.eq(player.as_str()));
+    }
     match status {
         StatusFilter::All => {}
         StatusFilter::Ok => query = query.filter(entries::Column::Status.eq(STATUS_OK)),
@@ -84,10 +104,14 @@ pub async fn list(
         .limit(limit)
         .all(&state.db)
         .await?;
-    let entries = rows
-        .iter()
-        .enumerate()
-        .map(|(index, row)| ModeratedEntry {
+    let mut entries = Vec::with_capacity(rows.len());
+    for (index, row) in rows.iter().enumerate() {
+        let rank = match player {
+            Some(_) if row.status == STATUS_OK => Some(rank_of(state, row).await?),
+            Some(_) => None,
+            None => (status == StatusFilter::Ok).then_some(offset + index as u64 + 1),
+        };
+        entries.push(ModeratedEntry {
             entry: EntryData {
                 player_id: row.player_id.clone(),
                 player_name: row.player_name.clone(),
@@ -96,15 +120,90 @@ pub async fn list(
                     .unwrap_or_else(|_| serde_json::json!({})),
                 updated_at: timestamp(row.updated_at),
             },
-            rank: (status == StatusFilter::Ok).then_some(offset + index as u64 + 1),
+            rank,
             status: row.status.clone(),
-        })
-        .collect();
+        });
+    }
     Ok(Listing {
         period,
         total,
         entries,
     })
+}
+
+/// The rank of a public entry in its period: one more than the public entries ahead of it
+/// (the listing's order: score, then who reached it first, then player id).
+async fn rank_of(state: &AppState, row: &entries::Model) -> Result<u64, LeaderboardError> {
+    let ahead = Condition::any()
+        .add(entries::Column::SortScore.lt(row.sort_score))
+        .add(
+            Condition::all()
+                .add(entries::Column::SortScore.eq(row.sort_score))
+                .add(
+                    Condition::any()
+                        .add(entries::Column::ReachedAt.lt(row.reached_at))
+                        .add(
+                            Condition::all()
+                                .add(entries::Column::ReachedAt.eq(row.reached_at))
+                                .add(entries::Column::PlayerId.lt(row.player_id.as_str())),
+                        ),
+                ),
+        );
+    let ahead = entries::Entity::find()
+        .filter(entries::Column::BoardId.eq(row.board_id))
+        .filter(entries::Column::Period.eq(row.period.as_str()))
+        .filter(entries::Column::Status.eq(STATUS_OK))
+        .filter(ahead)
+        .count(&state.db)
+        .await?;
+    Ok(ahead + 1)
+}
+
+/// A period of a board: when it opened and, once over and archived, its final entry count.
+pub struct PeriodRecord {
+    pub period: String,
+    pub opened_at: String,
+    pub archived_at: Option<String>,
+    pub entries: Option<u64>,
+}
+
+/// Every period the board has had scores in, newest first.
+pub async fn periods(
+    state: &AppState,
+    board: &Board,
+) -> Result<Vec<PeriodRecord>, LeaderboardError> {
+    let rows = periods::Entity::find()
+        .filter(periods::Column::BoardId.eq(board.id()))
+        .order_by_desc(periods::Column::OpenedAt)
+        .order_by_desc(periods::Column::Period)
+        .all(&state.db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| PeriodRecord {
+            period: row.period,
+            opened_at: timestamp(row.opened_at),
+            archived_at: row.archived_at.map(timestamp),
+            entries: row.entry_count.map(|count| count.max(0) as u64),
+        })
+        .collect())
+}
+
+/// The players banned from the board, most recent first: `(player_id, banned_at)`.
+pub async fn bans(
+    state: &AppState,
+    board: &Board,
+) -> Result<Vec<(String, String)>, LeaderboardError> {
+    let rows = bans::Entity::find()
+        .filter(bans::Column::BoardId.eq(board.id()))
+        .order_by_desc(bans::Column::BannedAt)
+        .order_by_asc(bans::Column::PlayerId)
+        .all(&state.db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| (row.player_id, timestamp(row.banned_at)))
+        .collect())
 }
 
 pub struct Banned {

@@ -46,20 +46,19 @@ pub struct MetricSeries {
     pub environment: Option<String>,
     /// Every bucket of the range, oldest first, including empty ones.
     pub points: Vec<MetricPoint>,
-    /// Sum over the range for crashes, log_errors and revenue; absent for the others.
+    /// Sum over the range for events, crashes, log_errors and revenue; absent for the others.
     #[oai(skip_serializing_if_is_none)]
     pub total: Option<f64>,
 }
 
-const MAX_DAYS_BY_DAY: i64 = 366;
+const MAX_DAYS_BY_DAY: i64 = query::MAX_DAYS;
 const MAX_DAYS_BY_HOUR: i64 = 31;
-const DEFAULT_DAYS: i64 = 30;
 
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Alerts")]
 impl MetricsApi {
-    /// A game metric as a time series (any member). `metric`: `crashes` (`crash` events),
-    /// `log_errors` (`log` events with `properties.level` error or warning), `revenue` (sum of
-    /// `purchase` `properties.amount`), `active_users` (distinct players, else sessions, per
+    /// A game metric as a time series (any member). `metric`: `events` (every event), `crashes`
+    /// (`crash` events), `log_errors` (`log` events with `properties.level` error or warning),
+    /// `revenue` (sum of `purchase` `properties.amount`), `active_users` (distinct players, else sessions, per
     /// bucket; `dau` is an alias) or `retention_d7` (percent of users first seen that day who
     /// came back 7 days later; `bucket=day` only). `from`/`to` are UTC days `YYYY-MM-DD`,
     /// inclusive (default: the 30 days up to today); `bucket` is `day` (default, up to 366
@@ -74,7 +73,7 @@ impl MetricsApi {
         &self,
         auth: BearerAuth,
         game_id: Path<Uuid>,
-        /// crashes, log_errors, revenue, active_users (dau) or retention_d7.
+        /// events, crashes, log_errors, revenue, active_users (dau) or retention_d7.
         metric: Query<String>,
         /// First day, `YYYY-MM-DD` (UTC).
         from: Query<Option<String>>,
@@ -95,18 +94,13 @@ impl MetricsApi {
         if metric == Metric::RetentionD7 && bucket_name != "day" {
             return Err(MetricError::RetentionByHour.into());
         }
-        let environment = environment
-            .0
-            .as_deref()
-            .map(query::parse_environment)
-            .transpose()?
-            .map(str::to_string);
+        let environment = query::parse_optional_environment(environment.0.as_deref())?;
         let now = self.state.now();
         let (from, to) = query::day_range(
             from.0.as_deref(),
             to.0.as_deref(),
             now.date_naive(),
-            DEFAULT_DAYS,
+            query::DEFAULT_DAYS,
             max_days,
         )?;
         let days = (to - from).num_days() + 1;
@@ -124,7 +118,7 @@ impl MetricsApi {
             .map_err(MetricError::from)?;
         let total = matches!(
             metric,
-            Metric::Crashes | Metric::LogErrors | Metric::Revenue
+            Metric::Events | Metric::Crashes | Metric::LogErrors | Metric::Revenue
         )
         .then(|| points.iter().filter_map(|p| p.value).sum::<f64>());
         Ok(Json(MetricSeries {

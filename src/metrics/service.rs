@@ -1,4 +1,5 @@
-//! Game metrics computed from the stored events, in the database, as time series: crash counts,
+//! Game metrics computed from the stored events, in the database, as time series: event and
+//! crash counts,
 //! log errors plus warnings, revenue, active users and day-7 retention. The dashboard charts
 //! them and alert rules compare their latest bucket with a baseline.
 //!
@@ -13,6 +14,8 @@ use uuid::Uuid;
 /// A metric a studio can chart and alert on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
+    /// Every event.
+    Events,
     /// `crash` events.
     Crashes,
     /// `log` events whose `properties.level` is `error` or `warning`.
@@ -26,10 +29,12 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const NAMES: &'static str = "crashes, log_errors, revenue, active_users, retention_d7";
+    pub const NAMES: &'static str =
+        "events, crashes, log_errors, revenue, active_users, retention_d7";
 
     pub fn parse(raw: &str) -> Option<Self> {
         Some(match raw {
+            "events" => Self::Events,
             "crashes" => Self::Crashes,
             "log_errors" => Self::LogErrors,
             "revenue" => Self::Revenue,
@@ -41,6 +46,7 @@ impl Metric {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::Events => "events",
             Self::Crashes => "crashes",
             Self::LogErrors => "log_errors",
             Self::Revenue => "revenue",
@@ -105,6 +111,7 @@ pub async fn series(
     let from = p.bind(buckets.start);
     let to = p.bind(buckets.end());
     let (filter, value) = match metric {
+        Metric::Events => ("", "COUNT(*)"),
         Metric::Crashes => ("AND event_name = 'crash'", "COUNT(*)"),
         Metric::LogErrors => (
             "AND event_name = 'log' AND log_level IN ('error', 'warning')",

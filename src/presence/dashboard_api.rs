@@ -1,6 +1,10 @@
 //! Activity routes of the dashboard (JWT): `GET /v1/activity/live` and the WebSocket
 //! `GET /v1/activity/stream`.
-use super::{game_api::page, service::parse_page, stream};
+use super::{
+    game_api::page,
+    service::{parse_page, parse_status},
+    stream,
+};
 use crate::{
     auth::BearerAuth,
     games::{access::Role, require_role},
@@ -19,6 +23,8 @@ pub struct LiveActivityApi {
 #[derive(Object)]
 pub struct LiveActivity {
     pub player_id: String,
+    /// `playing`, `waiting` or `idle`.
+    pub status: String,
     pub activity: String,
     pub details: Value,
     pub updated_at: String,
@@ -28,8 +34,8 @@ pub struct LiveActivity {
 impl LiveActivityApi {
     /// The game's live activity (any member).
     ///
-    /// Players who are not offline, most recently updated first. Paged like
-    /// `GET /v1/presence`: `limit` 1 to 1000 (default 100), `offset`.
+    /// Players who are not offline, most recently updated first; optionally only those of one
+    /// `status`. Paged like `GET /v1/presence`: `limit` 1 to 1000 (default 100), `offset`.
     #[oai(
         path = "/activity/live",
         method = "get",
@@ -39,16 +45,25 @@ impl LiveActivityApi {
         &self,
         auth: BearerAuth,
         game_id: Query<Uuid>,
+        /// `playing`, `waiting` or `idle`.
+        status: Query<Option<String>>,
         limit: Query<Option<i64>>,
         offset: Query<Option<i64>>,
     ) -> poem::Result<Json<Vec<LiveActivity>>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let status = status
+            .0
+            .as_deref()
+            .map(|raw| parse_status(Some(raw)))
+            .transpose()?;
         let (limit, offset) = parse_page(limit.0, offset.0)?;
-        let page = page(&self.state, game_id.0, None, offset, limit).await?;
+        let now = self.state.now();
+        let page = page(&self.state, game_id.0, status, offset, limit).await?;
         Ok(Json(
             page.entries
                 .into_iter()
                 .map(|entry| LiveActivity {
+                    status: entry.status_at(now).to_string(),
                     player_id: entry.player_id,
                     activity: entry.activity,
                     details: entry.data,

@@ -55,7 +55,7 @@ async fn empty_variables_count_as_unset_and_invitation_links_reach_the_log() {
         link = text
             .split_whitespace()
             .find_map(|word| word.strip_prefix("link="))
-            .filter(|l| l.contains("/reset-password?token="))
+            .filter(|l| l.contains("/activate?token="))
             .map(str::to_string);
         if link.is_some() {
             break;

@@ -1,8 +1,10 @@
 //! Black-box tests of events: `POST /v1/track` input rules, batches, idempotency and the stored
-//! rows. Quotas, schemas and durability are in `events/`; the `Quotas` hot-store conformance
-//! suite is in `conformance/quotas.rs`.
+//! rows. Quotas and usage, schemas (and trying them), durability and the dashboard's reads of
+//! the stored events are in `events/`; the `Quotas` hot-store conformance suite is in
+//! `conformance/quotas.rs`.
 pub mod durability;
 pub mod quota;
+pub mod recent;
 pub mod schemas;
 
 use crate::helpers::{read, spawn_app, TestApp};

@@ -1,6 +1,6 @@
 use crate::helpers::{spawn_app, Fetch};
 use reqwest::Method;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[tokio::test]
 async fn create_list_read_rename_and_delete_a_game() {
@@ -85,6 +85,29 @@ async fn only_the_admin_sets_tiers_and_rate_limits() {
     assert_eq!(game["tier"], "indie");
     assert_eq!(game["monthly_event_quota"], 1_000_000);
     assert_eq!(game["rate_limit_per_minute"], 5000);
+    let (status, game) = app
+        .dashboard_json(
+            Method::PATCH,
+            &format!("/v1/games/{game_id}"),
+            &admin,
+            json!({ "rate_limit_per_minute": null }),
+        )
+        .await;
+    assert_eq!(status, 200, "{game}");
+    assert!(
+        game.get("rate_limit_per_minute").is_none_or(Value::is_null),
+        "null goes back to the instance default: {game}"
+    );
+    assert_eq!(game["tier"], "indie", "and leaves the rest as it was");
+    let (status, _) = app
+        .dashboard_json(
+            Method::PATCH,
+            &format!("/v1/games/{game_id}"),
+            &user,
+            json!({ "rate_limit_per_minute": null }),
+        )
+        .await;
+    assert_eq!(status, 403, "resetting the limit is the admin's too");
 
     let (status, _) = app
         .dashboard_json(

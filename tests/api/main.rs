@@ -10,6 +10,7 @@ mod alerts;
 mod config;
 mod conformance;
 mod cors;
+mod dashboard;
 mod deployment;
 mod errors;
 mod events;

@@ -358,3 +358,95 @@ async fn members_read_the_live_list_and_others_are_refused() {
         assert!(error["error"].is_string(), "{case}");
     }
 }
+
+#[tokio::test]
+async fn the_live_list_shows_each_players_status_and_filters_by_it() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    for (player, status) in [("ana", "playing"), ("bob", "idle"), ("cy", "waiting")] {
+        let (code, body) = set_activity(
+            &app,
+            &key,
+            json!({ "player_id": player, "activity": "x", "status": status }),
+        )
+        .await;
+        assert_eq!(code, 200, "{body}");
+        app.clock.advance(Duration::seconds(1));
+    }
+    set_activity(&app, &key, json!({ "player_id": "dee", "activity": "x" })).await;
+    let live = |query: String| {
+        let request = app.dashboard(
+            Method::GET,
+            &format!("/v1/activity/live?game_id={game_id}{query}"),
+            &token,
+        );
+        async move { request.fetch().await }
+    };
+    let statuses = |list: &Value| -> Vec<(String, String)> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| {
+                (
+                    entry["player_id"].as_str().unwrap().to_string(),
+                    entry["status"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+
+    let (status, all) = live(String::new()).await;
+    assert_eq!(status, 200, "{all}");
+    assert_eq!(
+        statuses(&all),
+        [
+            ("dee".to_string(), "playing".to_string()),
+            ("cy".into(), "waiting".into()),
+            ("bob".into(), "idle".into()),
+            ("ana".into(), "playing".into()),
+        ],
+        "every entry carries its status, most recently updated first"
+    );
+    assert_eq!(
+        all[0].as_object().unwrap().len(),
+        5,
+        "player_id, status, activity, details, updated_at: {all}"
+    );
+
+    let (status, playing) = live("&status=playing".into()).await;
+    assert_eq!(status, 200, "{playing}");
+    assert_eq!(
+        statuses(&playing),
+        [
+            ("dee".to_string(), "playing".to_string()),
+            ("ana".into(), "playing".into())
+        ]
+    );
+    let (_, idle) = live("&status=idle&limit=1".into()).await;
+    assert_eq!(statuses(&idle), [("bob".to_string(), "idle".to_string())]);
+    let (_, page) = live("&status=playing&limit=1&offset=1".into()).await;
+    assert_eq!(
+        statuses(&page),
+        [("ana".to_string(), "playing".to_string())]
+    );
+
+    for (query, case) in [
+        ("&status=offline", "offline is not a filter"),
+        ("&status=sleeping", "unknown status"),
+        ("&status=", "empty status"),
+    ] {
+        let (status, error) = live(query.into()).await;
+        assert_eq!(status, 400, "{case}: {error}");
+        assert_eq!(
+            error["error"], "status must be one of: playing, waiting, idle",
+            "the same answer as GET /v1/presence: {case}"
+        );
+    }
+    let (status, error) = app
+        .game_call(Method::GET, "/v1/presence?status=sleeping", &key)
+        .await;
+    assert_eq!(
+        (status, &error["error"]),
+        (400, &live("&status=sleeping".into()).await.1["error"])
+    );
+}

@@ -60,6 +60,13 @@ async fn metrics_chart_each_series_over_utc_days_or_hours() {
     assert_eq!(body["total"], 3.0);
     assert_eq!(body["points"][0]["start"], format!("{from}T00:00:00Z"));
 
+    let (_, body) = metric(format!("metric=events&from={from}&to={to}")).await;
+    assert_eq!(
+        values(&body),
+        vec![Some(3.0), Some(6.0), Some(0.0)],
+        "every event counts"
+    );
+    assert_eq!(body["total"], 9.0);
     let (_, body) = metric(format!("metric=log_errors&from={from}&to={to}")).await;
     assert_eq!(values(&body), vec![Some(0.0), Some(2.0), Some(0.0)]);
     let (_, body) = metric(format!("metric=revenue&from={from}&to={to}")).await;

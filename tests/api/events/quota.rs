@@ -1,7 +1,8 @@
 //! The monthly event quota: all or nothing, exact under concurrency and across nodes, and
-//! rebuilt from the cold store when the hot-store counter is gone.
+//! rebuilt from the cold store when the hot-store counter is gone; and the dashboard's view of
+//! it, `GET /v1/games/{game_id}/usage`.
 use super::{batch, event, stored, track};
-use crate::helpers::{services_backend, spawn_app, spawn_on, TestApp};
+use crate::helpers::{services_backend, spawn_app, spawn_on, TestApp, PASSWORD};
 use playtrace::events::{quota::counter_name, writer::month_of};
 use reqwest::Method;
 use serde_json::json;
@@ -256,4 +257,159 @@ async fn a_failed_write_answers_503_and_gives_the_reservation_back() {
         "the failed 10 were not charged"
     );
     assert_eq!(stored(&app, &game_id).await.len(), 5);
+}
+
+/// `GET /v1/games/{game_id}/usage`: status and body.
+async fn usage(app: &TestApp, token: &str, game_id: &str) -> (u16, serde_json::Value) {
+    app.dashboard_call(Method::GET, &format!("/v1/games/{game_id}/usage"), token)
+        .await
+}
+
+#[tokio::test]
+async fn usage_shows_the_count_track_enforces() {
+    let app = spawn_app().await;
+    let email = format!("owner-{}@studio.test", Uuid::new_v4().simple());
+    let token = app.register(&email).await;
+    let game_id = app.create_game(&token).await;
+    let key = app.create_key(&token, &game_id, "development").await;
+    let month = month_of(app.state.now());
+
+    let (status, body) = usage(&app, &token, &game_id).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body,
+        json!({ "month": month, "tier": "free", "used": 0, "limit": FREE_LIMIT, "remaining": FREE_LIMIT }),
+        "a new game"
+    );
+
+    let (_, tracked) = track(&app, &key, batch(3)).await;
+    let (_, tracked_again) = track(&app, &key, batch(2)).await;
+    assert_eq!(tracked["quota"]["remaining"], FREE_LIMIT - 3);
+    let (_, body) = usage(&app, &token, &game_id).await;
+    assert_eq!(body["used"], 5);
+    assert_eq!(body["remaining"], tracked_again["quota"]["remaining"]);
+    assert_eq!(body["limit"], tracked_again["quota"]["limit"]);
+
+    // the counter the quota reserves against, not a count of its own
+    preuse(&app, &game_id, FREE_LIMIT - 15).await;
+    let (_, body) = usage(&app, &token, &game_id).await;
+    assert_eq!(
+        (&body["used"], &body["remaining"]),
+        (&json!(FREE_LIMIT - 10), &json!(10))
+    );
+    let (status, tracked) = track(&app, &key, batch(4)).await;
+    assert_eq!(status, 202);
+    let (_, body) = usage(&app, &token, &game_id).await;
+    assert_eq!(body["remaining"], 6);
+    assert_eq!(body["remaining"], tracked["quota"]["remaining"]);
+    let (status, refused) = track(&app, &key, batch(7)).await;
+    assert_eq!(status, 429);
+    let (_, body) = usage(&app, &token, &game_id).await;
+    assert_eq!(
+        body["used"], refused["quota"]["current"],
+        "a refused request counts nothing"
+    );
+
+    let (viewer, _) = app.new_member(&token, &game_id, "viewer").await;
+    let (status, by_viewer) = usage(&app, &viewer, &game_id).await;
+    assert_eq!((status, &by_viewer), (200, &body), "any member reads it");
+
+    // a new UTC month starts from zero (signed in again: tokens last 7 days)
+    app.clock.advance(chrono::Duration::days(32));
+    let (status, login) = app
+        .call_json(
+            Method::POST,
+            "/v1/auth/login",
+            json!({ "email": email, "password": PASSWORD }),
+        )
+        .await;
+    assert_eq!(status, 200, "{login}");
+    let token = login["token"].as_str().unwrap();
+    let (status, body) = usage(&app, token, &game_id).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["month"], month_of(app.state.now()));
+    assert_ne!(body["month"], month);
+    assert_eq!(
+        (&body["used"], &body["remaining"]),
+        (&json!(0), &json!(FREE_LIMIT))
+    );
+}
+
+#[tokio::test]
+async fn usage_follows_the_tier_and_survives_a_lost_counter() {
+    let app = spawn_app().await;
+    let admin = app.new_user().await; // the first account is the instance admin
+    let game_id = app.create_game(&admin).await;
+    let key = app.create_key(&admin, &game_id, "production").await;
+    track(&app, &key, batch(20)).await;
+    let (status, _) = app
+        .dashboard_json(
+            Method::PATCH,
+            &format!("/v1/games/{game_id}"),
+            &admin,
+            json!({ "tier": "indie" }),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let (_, body) = usage(&app, &admin, &game_id).await;
+    assert_eq!(
+        (
+            &body["tier"],
+            &body["used"],
+            &body["limit"],
+            &body["remaining"]
+        ),
+        (
+            &json!("indie"),
+            &json!(20),
+            &json!(1_000_000),
+            &json!(1_000_000 - 20)
+        )
+    );
+
+    // Lose the counter as in `the_count_is_rebuilt_from_the_cold_store_when_the_hot_counter_is_lost`:
+    // a restarted process, or Redis without the key. The usage is then the stored count.
+    let app = if services_backend() {
+        let handle = app.state.hot.redis.clone().unwrap();
+        let key_name = handle.key(&format!("quota:{}", counter(&app, &game_id)));
+        let deleted: i64 = fred::prelude::KeysInterface::del(&handle.pool, key_name)
+            .await
+            .unwrap();
+        assert_eq!(deleted, 1, "the counter lived in Redis");
+        app
+    } else {
+        let backend = app.backend.clone();
+        app.stop().await;
+        spawn_on(backend, |_| {}).await
+    };
+    assert_eq!(hot_count(&app, &game_id).await, None);
+    let (status, body) = usage(&app, &admin, &game_id).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["used"], 20, "read from the cold store: {body}");
+    let (_, tracked) = track(&app, &key, event("after_restart")).await;
+    assert_eq!(tracked["quota"]["remaining"], 1_000_000 - 21);
+    let (_, body) = usage(&app, &admin, &game_id).await;
+    assert_eq!(body["remaining"], tracked["quota"]["remaining"]);
+}
+
+#[tokio::test]
+async fn usage_is_the_same_on_every_node() {
+    if !services_backend() {
+        return; // one in-process counter per node: sharing needs Redis
+    }
+    let first = spawn_app().await;
+    let second = spawn_on(first.backend.clone(), |_| {}).await;
+    let (token, game_id, key) = first.game_with_key().await;
+    track(&first, &key, batch(4)).await;
+    let (_, tracked) = track(&second, &key, batch(3)).await;
+    preuse(&first, &game_id, 100).await;
+    for node in [&first, &second] {
+        let (status, body) = usage(node, &token, &game_id).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["used"], 107);
+        assert_eq!(
+            body["remaining"],
+            tracked["quota"]["remaining"].as_u64().unwrap() - 100
+        );
+    }
 }

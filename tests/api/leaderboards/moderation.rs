@@ -49,6 +49,38 @@ async fn scores_outside_the_bounds_wait_for_approval_and_banned_players_are_refu
         .await;
     assert_eq!(status, 400);
 
+    // The player search: one player's entries, the public one ranked on the whole board.
+    let (status, found) = app
+        .dashboard_call(Method::GET, &format!("{base}?player_id=lucky"), &token)
+        .await;
+    assert_eq!(status, 200, "{found}");
+    let found: Vec<(Value, Value, Value)> = found["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["status"].clone(), e["score"].clone(), e["rank"].clone()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (json!("suspicious"), json!(5000), Value::Null),
+            (json!("ok"), json!(500), json!(2))
+        ],
+        "best first, like every listing"
+    );
+    let (_, nobody) = app
+        .dashboard_call(Method::GET, &format!("{base}?player_id=nobody"), &token)
+        .await;
+    assert_eq!(nobody["total"], 0);
+    let (status, bad) = app
+        .dashboard_call(
+            Method::GET,
+            &format!("{base}?player_id=no%20spaces"),
+            &token,
+        )
+        .await;
+    assert_eq!(status, 400, "{bad}");
+
     let (status, approved) = app
         .dashboard_call(Method::POST, &format!("{base}/lucky/approve"), &token)
         .await;
@@ -91,6 +123,12 @@ async fn scores_outside_the_bounds_wait_for_approval_and_banned_players_are_refu
     .await;
     assert_eq!(status, 403, "{refused}");
     assert!(refused["error"].as_str().unwrap().contains("banned"));
+    let bans_url = format!("/v1/games/{game_id}/leaderboards/guarded/bans");
+    let (status, bans) = app.dashboard_call(Method::GET, &bans_url, &token).await;
+    assert_eq!(status, 200, "{bans}");
+    assert_eq!(bans["bans"].as_array().unwrap().len(), 1);
+    assert_eq!(bans["bans"][0]["player_id"], "cheat");
+    assert_eq!(bans["bans"][0]["banned_at"], banned["banned_at"]);
     let (_, all) = app.dashboard_call(Method::GET, &base, &token).await;
     assert!(all["entries"]
         .as_array()
@@ -107,6 +145,16 @@ async fn scores_outside_the_bounds_wait_for_approval_and_banned_players_are_refu
     score(&app, &key, "guarded", "cheat", 5.0).await;
     let (status, _) = app
         .dashboard_call(Method::DELETE, &format!("{base}/cheat/ban"), &token)
+        .await;
+    assert_eq!(status, 404);
+    let (_, bans) = app.dashboard_call(Method::GET, &bans_url, &token).await;
+    assert_eq!(bans["bans"], json!([]), "the lifted ban is off the list");
+    let (status, _) = app
+        .dashboard_call(
+            Method::GET,
+            &format!("/v1/games/{game_id}/leaderboards/nope/bans"),
+            &token,
+        )
         .await;
     assert_eq!(status, 404);
 

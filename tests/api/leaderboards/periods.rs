@@ -40,6 +40,25 @@ async fn a_daily_board_starts_empty_each_day_and_keeps_yesterday_readable() {
         .await
         .unwrap();
     assert_eq!(archived, 1, "yesterday is archived once");
+    // The dashboard lists the periods, newest first, the finished one with its final count.
+    let (status, periods) = app
+        .dashboard_call(
+            reqwest::Method::GET,
+            &format!("/v1/games/{game_id}/leaderboards/daily/periods"),
+            &token,
+        )
+        .await;
+    assert_eq!(status, 200, "{periods}");
+    assert_eq!(periods["current_period"], page["period"]);
+    let listed = periods["periods"].as_array().unwrap();
+    assert_eq!(listed.len(), 2, "{periods}");
+    assert_eq!(listed[0]["period"], page["period"]);
+    assert_eq!(listed[0]["archived_at"], serde_json::Value::Null);
+    assert_eq!(
+        (listed[1]["period"].clone(), listed[1]["entries"].clone()),
+        (json!(today), json!(2))
+    );
+    assert!(listed[1]["archived_at"].is_string());
     assert_eq!(
         playtrace::leaderboards::archive_finished_periods(&app.state)
             .await

@@ -1,0 +1,83 @@
+// The instance admin's page: every game on the server with its tier, rate limit and quota,
+// changed in place; everyone else is told the page is the admin's.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, newAccount, newGame, screenshot, setup, signedInPage } from './harness.mjs';
+
+describe('admin', () => {
+  const env = setup({ before, after });
+  let admin;
+
+  // The first account registered on a server is its admin.
+  before(async () => {
+    admin = await newAccount(env.server, 'admin');
+  });
+
+  it('shows the admin every game, whose tier and rate limit it changes', async () => {
+    const studio = await newAccount(env.server, 'studio');
+    const { gameId } = await newGame(env.server, studio, 'Nebula Racers');
+    await newGame(env.server, admin, 'House Game');
+    const page = await signedInPage(env.browser, env.server, admin);
+    await page.goto('/games');
+    await page.getByRole('link', { name: 'Admin', exact: true }).click();
+    await page.getByRole('heading', { name: 'Admin' }).waitFor();
+
+    const row = page.getByRole('row', { name: /Nebula Racers/ });
+    await row.waitFor();
+    await page.getByRole('row', { name: /House Game/ }).waitFor();
+    assert.match(await row.innerText(), /100,000/);
+    assert.match(await page.locator('.stat').first().innerText(), /Games\s+2/i);
+
+    await page.getByRole('combobox', { name: 'Tier of Nebula Racers' }).selectOption('studio');
+    await row.getByText('10,000,000').waitFor();
+    await page.getByLabel('Rate limit per minute of Nebula Racers').fill('5000');
+    await row.getByRole('button', { name: 'Save' }).click();
+    await row.getByText('Saved').waitFor();
+    await screenshot(page, 'admin');
+
+    // The owner sees what the admin set; it holds after a reload.
+    const game = await call(env.server, 'GET', `/v1/games/${gameId}`, { token: studio.token });
+    assert.equal(game.tier, 'studio');
+    assert.equal(game.monthly_event_quota, 10_000_000);
+    assert.equal(game.rate_limit_per_minute, 5000);
+    await page.reload();
+    await row.waitFor();
+    assert.match(await row.innerText(), /10,000,000/);
+    assert.equal(await page.getByRole('combobox', { name: 'Tier of Nebula Racers' }).inputValue(), 'studio');
+    assert.equal(await page.getByLabel('Rate limit per minute of Nebula Racers').inputValue(), '5000');
+
+    // The search narrows the table.
+    await page.getByLabel('Find a game').fill('house');
+    await row.waitFor({ state: 'detached' });
+    await page.getByRole('row', { name: /House Game/ }).waitFor();
+    await page.getByLabel('Find a game').fill('no such game');
+    await page.getByText('No game matches “no such game”').waitFor();
+
+    // In the game's own settings the admin changes the plan too; the owner does not.
+    await page.goto(`/games/${gameId}/settings`);
+    await page.getByRole('region', { name: 'Plan and limits' }).getByText('10,000,000', { exact: true }).waitFor();
+    await page.getByRole('region', { name: 'Plan and limits' }).getByLabel('Tier').selectOption('indie');
+    await page.getByRole('button', { name: 'Save plan' }).click();
+    await page.getByRole('region', { name: 'Plan and limits' }).getByText('1,000,000', { exact: true }).waitFor();
+    assert.equal((await call(env.server, 'GET', `/v1/games/${gameId}`, { token: studio.token })).tier, 'indie');
+    await page.context().close();
+  });
+
+  it('tells anyone else that only the instance admin can see the page', async () => {
+    const studio = await newAccount(env.server, 'studio');
+    await newGame(env.server, studio, 'Private Planet');
+    const page = await signedInPage(env.browser, env.server, studio);
+    await page.goto('/games');
+    await page.getByRole('link', { name: 'Private Planet' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Admin', exact: true }).count(), 0);
+    // A studio sees only its own games.
+    assert.equal(await page.getByRole('link', { name: 'Nebula Racers' }).count(), 0);
+
+    await page.goto('/admin');
+    await page.getByText('Only the instance admin can see this page.').waitFor();
+    assert.equal(await page.getByRole('table').count(), 0);
+    assert.equal(await page.getByRole('combobox', { name: /^Tier of/ }).count(), 0);
+    await screenshot(page, 'admin-refused');
+    await page.context().close();
+  });
+});

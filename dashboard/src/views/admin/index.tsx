@@ -1,0 +1,229 @@
+// The instance admin's page: every game on this playtrace server, with its tier, rate limit
+// and monthly quota, all changeable here. Anyone else is told the page is the admin's.
+import { useMemo, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { api, unwrap, type Schemas } from '../../api/client';
+import { useSession } from '../../auth';
+import { Async, Card, Empty, ErrorMessage, Field, PageHeader } from '../../ui/components';
+import { formatNumber, formatTime } from '../../ui/format';
+import { useAction, useLoad, type Loaded } from '../../ui/useLoad';
+import { formatDate, TIERS } from '../settings/shared';
+import '../settings/settings.css';
+
+type Game = Schemas['Game'];
+type GameList = Schemas['GameList'];
+
+export default function Admin() {
+  const { me } = useSession();
+  if (!me?.is_admin) {
+    return (
+      <>
+        <PageHeader title="Admin" />
+        <Card>
+          <div className="admin-denied" role="status">
+            <p>
+              <strong>Only the instance admin can see this page.</strong>
+            </p>
+            <p className="hint">
+              The admin is the first account registered on this playtrace server. Ask them to change the tier or rate limit of one
+              of your games.
+            </p>
+            <p>
+              <Link to="/games">Back to your games</Link>
+            </p>
+          </div>
+        </Card>
+      </>
+    );
+  }
+  return <AdminGames />;
+}
+
+function AdminGames() {
+  const games = useLoad(() => unwrap(api.GET('/v1/games')), []);
+  const [filter, setFilter] = useState('');
+  return (
+    <>
+      <PageHeader title="Admin" />
+      <Async state={games}>
+        {({ games: list }) => (
+          <>
+            <div className="stats">
+              <div className="stat">
+                <div className="label">Games</div>
+                <div className="value">{formatNumber(list.length)}</div>
+              </div>
+              {TIERS.map((tier) => (
+                <div className="stat" key={tier.value}>
+                  <div className="label">{tier.label} tier</div>
+                  <div className="value">{formatNumber(list.filter((g) => g.tier === tier.value).length)}</div>
+                </div>
+              ))}
+            </div>
+            <Card title="Every game on this server">
+              {list.length === 0 ? (
+                <Empty title="No games on this server yet">Games appear here as soon as anyone creates one.</Empty>
+              ) : (
+                <>
+                  <div className="admin-filter">
+                    <Field label="Find a game">
+                      <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Name or game ID" />
+                    </Field>
+                  </div>
+                  <GameTable list={list} filter={filter} games={games} />
+                </>
+              )}
+            </Card>
+          </>
+        )}
+      </Async>
+      <Card title="Tiers">
+        <div className="table-wrap">
+          <table className="table compact tiers-table">
+            <thead>
+              <tr>
+                <th scope="col">Tier</th>
+                <th scope="col" className="num">
+                  Events a month
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {TIERS.map((tier) => (
+                <tr key={tier.value}>
+                  <td>{tier.label}</td>
+                  <td className="num">{formatNumber(tier.quota)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <p className="hint">
+          Development and production keys of a game share its monthly count; the rate limit applies to each API key of the game
+          (empty: the server default, 1,000 requests a minute unless set with <code>--rate-limit-per-minute</code>). A new game
+          starts on the free tier.
+        </p>
+      </Card>
+    </>
+  );
+}
+
+function GameTable({ list, filter, games }: { list: Game[]; filter: string; games: Loaded<GameList> }) {
+  const shown = useMemo(() => {
+    const needle = filter.trim().toLowerCase();
+    return needle ? list.filter((g) => g.name.toLowerCase().includes(needle) || g.game_id.includes(needle)) : list;
+  }, [list, filter]);
+
+  function replace(updated: Game) {
+    if (!games.data) return;
+    games.set({ games: games.data.games.map((g) => (g.game_id === updated.game_id ? updated : g)) });
+  }
+
+  if (shown.length === 0) return <Empty title={`No game matches “${filter}”`}>Try another name, or clear the search.</Empty>;
+  return (
+    <div className="table-wrap">
+      <table className="table admin-games stack-table">
+        <thead>
+          <tr>
+            <th scope="col">Game</th>
+            <th scope="col">Tier</th>
+            <th scope="col" className="num">
+              Monthly quota
+            </th>
+            <th scope="col">Rate limit per minute</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((game) => (
+            <GameRow key={game.game_id} game={game} onChange={replace} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function GameRow({ game, onChange }: { game: Game; onChange(game: Game): void }) {
+  const tierAction = useAction();
+  const limitAction = useAction();
+  const [limit, setLimit] = useState(game.rate_limit_per_minute?.toString() ?? '');
+  const [saved, setSaved] = useState(false);
+
+  async function patch(action: typeof tierAction, body: Schemas['UpdateGame']) {
+    const updated = await action.run(() => unwrap(api.PATCH('/v1/games/{game_id}', { params: { path: { game_id: game.game_id } }, body })));
+    if (updated) onChange(updated);
+    return updated;
+  }
+
+  async function saveLimit(e: FormEvent) {
+    e.preventDefault();
+    setSaved(false);
+    if (limit.trim() === '') {
+      limitAction.setError('Enter a number of requests per minute.');
+      return;
+    }
+    const updated = await patch(limitAction, { rate_limit_per_minute: Number(limit) });
+    if (updated) {
+      setLimit(updated.rate_limit_per_minute?.toString() ?? '');
+      setSaved(true);
+    }
+  }
+
+  return (
+    <tr>
+      <th scope="row" className="lead">
+        <Link to={`/games/${game.game_id}/settings`}>{game.name}</Link>
+        <div className="hint">
+          <code>{game.game_id}</code>
+        </div>
+      </th>
+      <td className="tier-cell" data-label="Tier">
+        <select
+          aria-label={`Tier of ${game.name}`}
+          value={game.tier}
+          disabled={tierAction.busy}
+          aria-busy={tierAction.busy}
+          onChange={(e) => void patch(tierAction, { tier: e.target.value })}
+        >
+          {TIERS.map((t) => (
+            <option key={t.value} value={t.value}>
+              {t.label}
+            </option>
+          ))}
+        </select>
+        <ErrorMessage error={tierAction.error} />
+      </td>
+      <td className="num" data-label="Monthly quota">
+        {formatNumber(game.monthly_event_quota)}
+      </td>
+      <td className="wide" data-label="Rate limit per minute">
+        <form className="limit-form" onSubmit={saveLimit}>
+          <input
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            aria-label={`Rate limit per minute of ${game.name}`}
+            placeholder="Default"
+            value={limit}
+            onChange={(e) => {
+              setLimit(e.target.value);
+              setSaved(false);
+            }}
+          />
+          <button type="submit" className="small" disabled={limitAction.busy} aria-busy={limitAction.busy}>
+            {limitAction.busy ? 'Saving…' : 'Save'}
+          </button>
+          <span className="hint saved-note" role="status">
+            {saved ? 'Saved' : ''}
+          </span>
+        </form>
+        <ErrorMessage error={limitAction.error} />
+      </td>
+      <td className="nowrap" data-label="Created" title={formatTime(game.created_at)}>
+        {formatDate(game.created_at)}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,101 @@
+// The game's leaderboards (those defined here and those a first score created) and the form
+// that defines a new one.
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { api, unwrap, type Schemas } from '../../api/client';
+import { useGame } from '../../GameShell';
+import { Async, Card, Empty, PageHeader } from '../../ui/components';
+import { formatTime } from '../../ui/format';
+import { useAction, useLoad } from '../../ui/useLoad';
+import { DefinitionForm, type DefinitionValues } from './DefinitionForm';
+import { boardPath, boundsText, hasBounds, orderLabel, periodKeyLabel, periodLabel } from './shared';
+
+export function BoardList() {
+  const { game, canEdit } = useGame();
+  const gameId = game.game_id;
+  const boards = useLoad(() => unwrap(api.GET('/v1/games/{game_id}/leaderboards', { params: { path: { game_id: gameId } } })), [gameId]);
+  const [creating, setCreating] = useState(false);
+  const create = useAction();
+  const navigate = useNavigate();
+
+  async function save(values: DefinitionValues) {
+    const body: Schemas['CreateLeaderboard'] = { board_name: values.board_name, order: values.order, period: values.period };
+    if (values.auto_reset_at) body.auto_reset_at = values.auto_reset_at;
+    if (values.min_score !== null) body.min_score = values.min_score;
+    if (values.max_score !== null) body.max_score = values.max_score;
+    const board = await create.run(() => unwrap(api.POST('/v1/games/{game_id}/leaderboards', { params: { path: { game_id: gameId } }, body })));
+    if (board) navigate(boardPath(gameId, board.board_name), { state: { created: true } });
+  }
+
+  return (
+    <>
+      <PageHeader title="Leaderboards">
+        {canEdit && !creating && (
+          <button type="button" className="primary" onClick={() => setCreating(true)}>
+            New leaderboard
+          </button>
+        )}
+      </PageHeader>
+      {creating && (
+        <Card title="New leaderboard">
+          <DefinitionForm
+            busy={create.busy}
+            error={create.error}
+            submitLabel="Create leaderboard"
+            onSave={save}
+            onCancel={() => {
+              setCreating(false);
+              create.setError(null);
+            }}
+          />
+        </Card>
+      )}
+      <Card title="Boards">
+        <Async state={boards}>
+          {({ leaderboards }) =>
+            leaderboards.length === 0 ? (
+              <Empty title="No leaderboards yet">
+                {canEdit ? 'Define one with New leaderboard, or' : 'An editor can define one here, or'} let the game submit a score: the first score to{' '}
+                <code>POST /v1/leaderboards/&#123;board&#125;/entries</code> creates a board (higher is better, all time).
+              </Empty>
+            ) : (
+              <div className="table-wrap lb-table-wrap">
+                <table className="table">
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Better score</th>
+                      <th scope="col">Period</th>
+                      <th scope="col">Current period</th>
+                      <th scope="col">Score bounds</th>
+                      <th scope="col">Created</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {leaderboards.map((board) => (
+                      <tr key={board.board_name}>
+                        <td>
+                          <Link to={boardPath(gameId, board.board_name)} className="lb-board-link">
+                            {board.board_name}
+                          </Link>
+                        </td>
+                        <td>{orderLabel(board.order)}</td>
+                        <td>
+                          {periodLabel(board.period)}
+                          {board.auto_reset_at && <div className="hint">Resets once at {formatTime(board.auto_reset_at)}</div>}
+                        </td>
+                        <td>{periodKeyLabel(board.current_period)}</td>
+                        <td>{hasBounds(board) ? boundsText(board) : <span className="hint">None</span>}</td>
+                        <td>{formatTime(board.created_at)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )
+          }
+        </Async>
+      </Card>
+    </>
+  );
+}

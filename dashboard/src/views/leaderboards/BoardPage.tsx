@@ -1,0 +1,249 @@
+// One leaderboard: its definition (edit, delete) and three tabs: the standings, the scores held
+// for review, and the banned players.
+import { useEffect, useState } from 'react';
+import { Link, NavLink, Route, Routes, useLocation, useNavigate, useParams } from 'react-router';
+import { api, ApiError, unwrap, type Schemas } from '../../api/client';
+import { useGame } from '../../GameShell';
+import { Card, ConfirmButton, Empty, ErrorMessage, Loading, PageHeader } from '../../ui/components';
+import { formatNumber, formatTime } from '../../ui/format';
+import { useAction, useLoad } from '../../ui/useLoad';
+import { NotFound } from '../NotFound';
+import { Bans } from './Bans';
+import { loadBans, loadEntries } from './boardApi';
+import { DefinitionForm, type DefinitionValues } from './DefinitionForm';
+import { Moderation } from './Moderation';
+import { Standings } from './Standings';
+import { boardPath, boundsText, orderLabel, PERIODS, periodKeyLabel, periodLabel, type Board } from './shared';
+
+export function BoardPage() {
+  const { board: name = '' } = useParams();
+  const { game, canEdit } = useGame();
+  const gameId = game.game_id;
+  // An unknown board (never defined, or deleted) reads as null: a page of its own, not an error.
+  const definition = useLoad(
+    () =>
+      unwrap(api.GET('/v1/games/{game_id}/leaderboards/{board_name}', { params: { path: { game_id: gameId, board_name: name } } })).catch(
+        (error: unknown) => {
+          if (error instanceof ApiError && error.status === 404) return null;
+          throw error;
+        },
+      ),
+    [gameId, name],
+  );
+  const back = (
+    <p className="lb-back">
+      <Link to={`/games/${gameId}/leaderboards`}>← All leaderboards</Link>
+    </p>
+  );
+
+  if (definition.error) {
+    return (
+      <>
+        {back}
+        <PageHeader title={name} />
+        <ErrorMessage error={definition.error} onRetry={definition.reload} />
+      </>
+    );
+  }
+  if (definition.data === null && !definition.loading) {
+    return (
+      <>
+        {back}
+        <PageHeader title={name} />
+        <Empty title={`There is no leaderboard named ${name}`}>It may have been deleted. Pick one from the list of leaderboards.</Empty>
+      </>
+    );
+  }
+  if (!definition.data || definition.data.board_name !== name) {
+    return (
+      <>
+        {back}
+        <PageHeader title={name} />
+        <Loading />
+      </>
+    );
+  }
+  return (
+    <>
+      {back}
+      <BoardView gameId={gameId} board={definition.data} canEdit={canEdit} onSaved={definition.set} />
+    </>
+  );
+}
+
+function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board: Board; canEdit: boolean; onSaved(board: Board): void }) {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [editing, setEditing] = useState(false);
+  const [version, setVersion] = useState(0);
+  const [saved, setSaved] = useState<string | null>((location.state as { created?: boolean } | null)?.created ? 'created' : null);
+  // The "created" note is for the arrival only, not for a reload of the page.
+  useEffect(() => {
+    if (location.state) navigate({ pathname: location.pathname, search: location.search }, { replace: true, state: null });
+  }, [location, navigate]);
+  const save = useAction();
+  const remove = useAction();
+  const ref = { gameId, board: board.board_name };
+  const held = useLoad(() => loadEntries(ref, { status: 'suspicious', limit: 1, offset: 0 }), [gameId, board.board_name, version]);
+  const bans = useLoad(() => loadBans(ref), [gameId, board.board_name, version]);
+  const changed = () => setVersion((v) => v + 1);
+  const base = boardPath(gameId, board.board_name);
+  const search = location.search;
+
+  async function update(values: DefinitionValues) {
+    // Only what changed is sent; null clears an optional setting (the API accepts null there,
+    // although the generated type does not say so).
+    const body: Record<string, string | number | null> = {};
+    if (values.order !== board.order) body.order = values.order;
+    if (values.period !== board.period) body.period = values.period;
+    const resetBefore = board.period === 'all_time' ? (board.auto_reset_at ?? null) : null;
+    if (values.auto_reset_at !== resetBefore && !(values.auto_reset_at && resetBefore && Date.parse(values.auto_reset_at) === Date.parse(resetBefore))) {
+      body.auto_reset_at = values.auto_reset_at;
+    }
+    if (values.min_score !== (board.min_score ?? null)) body.min_score = values.min_score;
+    if (values.max_score !== (board.max_score ?? null)) body.max_score = values.max_score;
+    if (Object.keys(body).length === 0) {
+      setEditing(false);
+      return;
+    }
+    const next = await save.run(() =>
+      unwrap(
+        api.PATCH('/v1/games/{game_id}/leaderboards/{board_name}', {
+          params: { path: { game_id: gameId, board_name: board.board_name } },
+          body: body as Schemas['UpdateLeaderboard'],
+        }),
+      ),
+    );
+    if (!next) return;
+    onSaved(next);
+    setEditing(false);
+    setSaved('saved');
+    changed();
+  }
+
+  async function destroy() {
+    const done = await remove.run(async () => {
+      await unwrap(api.DELETE('/v1/games/{game_id}/leaderboards/{board_name}', { params: { path: { game_id: gameId, board_name: board.board_name } } }));
+      return true;
+    });
+    if (done) navigate(`/games/${gameId}/leaderboards`, { replace: true });
+  }
+
+  const heldCount = held.data?.total;
+  const banCount = bans.data?.bans.length;
+  const periodHint = PERIODS.find((p) => p.value === board.period)?.hint;
+
+  return (
+    <>
+      <PageHeader title={board.board_name}>
+        {canEdit && !editing && (
+          <button type="button" onClick={() => (setEditing(true), setSaved(null))}>
+            Edit
+          </button>
+        )}
+        {canEdit && (
+          <ConfirmButton
+            label="Delete"
+            title={`Delete the leaderboard ${board.board_name}?`}
+            message={
+              <p>
+                This deletes the board with every entry in every period, its archived periods and its bans. It cannot be undone. A later score
+                from the game to this name creates a new, empty board with the default settings.
+              </p>
+            }
+            confirmLabel="Delete leaderboard"
+            onConfirm={destroy}
+          />
+        )}
+      </PageHeader>
+      <ErrorMessage error={remove.error} />
+      {saved === 'created' && (
+        <p className="success" role="status">
+          Leaderboard created. The game can now submit scores to <code>POST /v1/leaderboards/{board.board_name}/entries</code>.
+        </p>
+      )}
+      {saved === 'saved' && (
+        <p className="success" role="status">
+          Changes saved.
+        </p>
+      )}
+      {editing ? (
+        <Card title="Edit leaderboard">
+          <DefinitionForm
+            board={board}
+            busy={save.busy}
+            error={save.error}
+            submitLabel="Save changes"
+            onSave={update}
+            onCancel={() => {
+              setEditing(false);
+              save.setError(null);
+            }}
+          />
+        </Card>
+      ) : (
+        <dl className="lb-facts" aria-label="Definition">
+          <div>
+            <dt>Better score</dt>
+            <dd>{orderLabel(board.order)}</dd>
+          </div>
+          <div>
+            <dt>Period</dt>
+            <dd title={periodHint}>{periodLabel(board.period)}</dd>
+          </div>
+          <div>
+            <dt>Current period</dt>
+            <dd>{periodKeyLabel(board.current_period)}</dd>
+          </div>
+          <div>
+            <dt>Score bounds</dt>
+            <dd>{boundsText(board)}</dd>
+          </div>
+          {board.period === 'all_time' && (
+            <div>
+              <dt>One-time reset</dt>
+              <dd>{board.auto_reset_at ? formatTime(board.auto_reset_at) : 'None'}</dd>
+            </div>
+          )}
+          <div>
+            <dt>Created</dt>
+            <dd>{formatTime(board.created_at)}</dd>
+          </div>
+        </dl>
+      )}
+      <nav className="lb-tabs" aria-label="Leaderboard sections">
+        <NavLink end to={{ pathname: base, search: keepPeriod(search) }}>
+          Standings
+        </NavLink>
+        <NavLink to={{ pathname: `${base}/moderation`, search: keepPeriod(search) }}>
+          Moderation
+          {heldCount !== undefined && heldCount > 0 && (
+            <span className="lb-count lb-count-warn" aria-label={`${heldCount} held for review`}>
+              {formatNumber(heldCount)}
+            </span>
+          )}
+        </NavLink>
+        <NavLink to={`${base}/bans`}>
+          Bans
+          {banCount !== undefined && banCount > 0 && (
+            <span className="lb-count" aria-label={`${banCount} banned`}>
+              {formatNumber(banCount)}
+            </span>
+          )}
+        </NavLink>
+      </nav>
+      <Routes>
+        <Route index element={<Standings gameId={gameId} board={board} canEdit={canEdit} version={version} onChanged={changed} />} />
+        <Route path="moderation" element={<Moderation gameId={gameId} board={board} canEdit={canEdit} version={version} onChanged={changed} />} />
+        <Route path="bans" element={<Bans gameId={gameId} board={board} canEdit={canEdit} version={version} onChanged={changed} />} />
+        <Route path="*" element={<NotFound />} />
+      </Routes>
+    </>
+  );
+}
+
+/** The `?period=` of the address (not the page, which belongs to one list). */
+function keepPeriod(search: string): string {
+  const period = new URLSearchParams(search).get('period');
+  return period ? `?period=${encodeURIComponent(period)}` : '';
+}

@@ -1,0 +1,134 @@
+// The form that defines a leaderboard (create) or changes one (edit): which score is better,
+// the period, a one-time reset for all-time boards and the score bounds.
+import { useState, type FormEvent } from 'react';
+import { ErrorMessage, Field, SubmitButton } from '../../ui/components';
+import { ORDERS, PERIODS, fromUtcInput, periodKeyLabel, toUtcInput, type Board } from './shared';
+
+export interface DefinitionValues {
+  board_name: string;
+  order: string;
+  period: string;
+  /** RFC 3339 or null (none). */
+  auto_reset_at: string | null;
+  min_score: number | null;
+  max_score: number | null;
+}
+
+function scoreText(value: number | null | undefined): string {
+  return value == null ? '' : String(value);
+}
+
+export function DefinitionForm({
+  board,
+  busy,
+  error,
+  submitLabel,
+  onSave,
+  onCancel,
+}: {
+  /** The board being changed; absent when defining a new one. */
+  board?: Board;
+  busy: boolean;
+  error: string | null;
+  submitLabel: string;
+  onSave(values: DefinitionValues): Promise<unknown>;
+  onCancel?(): void;
+}) {
+  const [name, setName] = useState(board?.board_name ?? '');
+  const [order, setOrder] = useState(board?.order ?? 'higher');
+  const [period, setPeriod] = useState(board?.period ?? 'all_time');
+  const [resetAt, setResetAt] = useState(toUtcInput(board?.auto_reset_at));
+  const [min, setMin] = useState(scoreText(board?.min_score));
+  const [max, setMax] = useState(scoreText(board?.max_score));
+  const [problem, setProblem] = useState<string | null>(null);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const minScore = min.trim() === '' ? null : Number(min);
+    const maxScore = max.trim() === '' ? null : Number(max);
+    if ((minScore !== null && !Number.isFinite(minScore)) || (maxScore !== null && !Number.isFinite(maxScore))) {
+      setProblem('Score bounds must be numbers.');
+      return;
+    }
+    if (minScore !== null && maxScore !== null && minScore > maxScore) {
+      setProblem('The minimum score cannot be above the maximum score.');
+      return;
+    }
+    setProblem(null);
+    await onSave({
+      board_name: name.trim(),
+      order,
+      period,
+      auto_reset_at: period === 'all_time' && resetAt ? fromUtcInput(resetAt) : null,
+      min_score: minScore,
+      max_score: maxScore,
+    });
+  }
+
+  const periodHint = PERIODS.find((p) => p.value === period)?.hint;
+  const periodChanges = board !== undefined && board.period !== period;
+
+  return (
+    <form onSubmit={submit} className="form lb-definition-form">
+      {!board && (
+        <Field label="Board name" hint="How the game names it when submitting scores, e.g. arena or speedrun-level-1.">
+          <input required maxLength={255} value={name} onChange={(e) => setName(e.target.value)} placeholder="arena" autoComplete="off" />
+        </Field>
+      )}
+      <div className="lb-form-row">
+        <Field label="Better score" hint={board ? 'Can change only while the board has no entries.' : undefined}>
+          <select value={order} onChange={(e) => setOrder(e.target.value)}>
+            {ORDERS.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Period" hint={periodHint}>
+          <select value={period} onChange={(e) => setPeriod(e.target.value)}>
+            {PERIODS.map((p) => (
+              <option key={p.value} value={p.value}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      {periodChanges && (
+        <p className="notice">
+          Changing the period takes effect at once: the current standings ({periodKeyLabel(board.current_period)}) become an archived period
+          and a new, empty period starts.
+        </p>
+      )}
+      {period === 'all_time' && (
+        <Field
+          label="One-time reset (UTC, optional)"
+          hint='At this moment (UTC) the all-time board starts over, once. Earlier scores stay readable as the finished "All time" period; later ones form a new period. Leave empty to never reset.'
+        >
+          <input type="datetime-local" value={resetAt} onChange={(e) => setResetAt(e.target.value)} />
+        </Field>
+      )}
+      <div className="lb-form-row">
+        <Field label="Minimum score (optional)">
+          <input type="number" step="any" inputMode="decimal" value={min} onChange={(e) => setMin(e.target.value)} placeholder="No minimum" />
+        </Field>
+        <Field label="Maximum score (optional)">
+          <input type="number" step="any" inputMode="decimal" value={max} onChange={(e) => setMax(e.target.value)} placeholder="No maximum" />
+        </Field>
+      </div>
+      <p className="hint lb-bounds-hint">
+        Scores outside the bounds are held as suspicious: they stay off the board until a moderator approves them in the Moderation tab.
+      </p>
+      <ErrorMessage error={problem ?? error} />
+      <div className="row-actions">
+        <SubmitButton busy={busy}>{submitLabel}</SubmitButton>
+        {onCancel && (
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

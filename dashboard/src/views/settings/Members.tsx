@@ -1,0 +1,222 @@
+// The people of a game: invite by e-mail with a role, change roles, remove (owners only).
+import { useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { api, unwrap, type Schemas } from '../../api/client';
+import { useSession } from '../../auth';
+import { useGame } from '../../GameShell';
+import { Async, Badge, Card, ConfirmButton, Empty, ErrorMessage, Field, SubmitButton } from '../../ui/components';
+import { formatTime } from '../../ui/format';
+import { useAction, useLoad, type Loaded } from '../../ui/useLoad';
+import { announceGamesChanged, formatDate, ROLES, roleLabel } from './shared';
+
+type Member = Schemas['Member'];
+type MemberList = Schemas['MemberList'];
+
+export function Members() {
+  const { game, isOwner } = useGame();
+  const members = useLoad(
+    () => unwrap(api.GET('/v1/games/{game_id}/members', { params: { path: { game_id: game.game_id } } })),
+    [game.game_id],
+  );
+  return (
+    <>
+      {isOwner ? (
+        <InviteCard members={members} />
+      ) : (
+        <p className="notice">Only the owners of {game.name} can invite people, change roles or remove members.</p>
+      )}
+      <Card title="Members">
+        <Async state={members}>
+          {({ members: list }) =>
+            list.length === 0 ? (
+              <Empty title="No members">Invite a teammate above by e-mail.</Empty>
+            ) : (
+              <MemberTable list={list} members={members} />
+            )
+          }
+        </Async>
+      </Card>
+      <Card title="What each role may do">
+        <dl className="facts roles">
+          {ROLES.map((r) => (
+            <div key={r.value} className="fact-row">
+              <dt>{r.label}</dt>
+              <dd>{r.description}</dd>
+            </div>
+          ))}
+        </dl>
+      </Card>
+    </>
+  );
+}
+
+function InviteCard({ members }: { members: Loaded<MemberList> }) {
+  const { game } = useGame();
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState('editor');
+  const [done, setDone] = useState<Member | null>(null);
+  const invite = useAction();
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setDone(null);
+    const member = await invite.run(() =>
+      unwrap(api.POST('/v1/games/{game_id}/members', { params: { path: { game_id: game.game_id } }, body: { email: email.trim(), role } })),
+    );
+    if (member) {
+      setDone(member);
+      setEmail('');
+      members.reload();
+    }
+  }
+
+  return (
+    <Card title="Invite a teammate">
+      <form onSubmit={submit} className="form inline">
+        <Field label="E-mail">
+          <input type="email" required autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="name@studio.com" />
+        </Field>
+        <Field label="Role">
+          <select value={role} onChange={(e) => setRole(e.target.value)}>
+            {ROLES.map((r) => (
+              <option key={r.value} value={r.value}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <SubmitButton busy={invite.busy}>Send invitation</SubmitButton>
+      </form>
+      <p className="hint">
+        Someone without a playtrace account gets an e-mail with a link to choose a password (valid 7 days). Someone who has one
+        sees {game.name} in their games at once.
+      </p>
+      <ErrorMessage error={invite.error} />
+      {done && (
+        <p className="success" role="status">
+          {done.status === 'pending'
+            ? `Invitation sent to ${done.email}. They join as ${roleLabel(done.role).toLowerCase()} once they activate their account.`
+            : `${done.email} is now ${/^[aeiou]/i.test(done.role) ? 'an' : 'a'} ${roleLabel(done.role).toLowerCase()} of ${game.name}.`}
+        </p>
+      )}
+    </Card>
+  );
+}
+
+function MemberTable({ list, members }: { list: Member[]; members: Loaded<MemberList> }) {
+  const { isOwner } = useGame();
+  const owners = list.filter((m) => m.role === 'owner').length;
+  return (
+    <div className="table-wrap">
+      <table className="table members-table stack-table">
+        <thead>
+          <tr>
+            <th scope="col">E-mail</th>
+            <th scope="col">Role</th>
+            <th scope="col">Status</th>
+            <th scope="col">Added</th>
+            {isOwner && (
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((member) => (
+            <MemberRow key={member.user_id} member={member} members={members} lastOwner={member.role === 'owner' && owners === 1} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function MemberRow({ member, members, lastOwner }: { member: Member; members: Loaded<MemberList>; lastOwner: boolean }) {
+  const { game, isOwner, reload: reloadGame } = useGame();
+  const { me } = useSession();
+  const navigate = useNavigate();
+  const action = useAction();
+  const isMe = me?.id === member.user_id;
+  const path = { game_id: game.game_id, user_id: member.user_id };
+
+  async function changeRole(role: string) {
+    const updated = await action.run(() => unwrap(api.PATCH('/v1/games/{game_id}/members/{user_id}', { params: { path }, body: { role } })));
+    if (!updated || !members.data) return;
+    members.set({ members: members.data.members.map((m) => (m.user_id === updated.user_id ? updated : m)) });
+    // Giving up one's own ownership changes what this page may show.
+    if (isMe && !me?.is_admin) reloadGame();
+  }
+
+  async function remove() {
+    const done = await action.run(async () => {
+      await unwrap(api.DELETE('/v1/games/{game_id}/members/{user_id}', { params: { path } }));
+      return true;
+    });
+    if (!done) return;
+    if (isMe && !me?.is_admin) {
+      announceGamesChanged();
+      navigate('/games', { replace: true });
+      return;
+    }
+    members.reload();
+  }
+
+  return (
+    <tr>
+      <td className="lead">
+        <span className="member-email">{member.email}</span>
+        {isMe && (
+          <>
+            {' '}
+            <Badge>you</Badge>
+          </>
+        )}
+        {action.error && <ErrorMessage error={action.error} />}
+      </td>
+      <td data-label="Role">
+        {isOwner ? (
+          <select
+            aria-label={`Role of ${member.email}`}
+            value={member.role}
+            disabled={action.busy || lastOwner}
+            title={lastOwner ? 'A game must keep at least one owner' : undefined}
+            onChange={(e) => void changeRole(e.target.value)}
+          >
+            {ROLES.map((r) => (
+              <option key={r.value} value={r.value}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        ) : (
+          roleLabel(member.role)
+        )}
+      </td>
+      <td data-label="Status">{member.status === 'pending' ? <Badge tone="warn">Invitation sent</Badge> : <Badge tone="good">Active</Badge>}</td>
+      <td className="nowrap" data-label="Added" title={formatTime(member.added_at)}>
+        {formatDate(member.added_at)}
+      </td>
+      {isOwner && (
+        <td className="row-actions">
+          {lastOwner ? (
+            <span className="hint">Last owner</span>
+          ) : (
+            <ConfirmButton
+              className="danger small"
+              label={isMe ? 'Leave' : 'Remove'}
+              title={isMe ? `Leave ${game.name}?` : `Remove ${member.email}?`}
+              message={
+                isMe
+                  ? `You will no longer see ${game.name} or its data.`
+                  : `${member.email} will no longer see ${game.name} or its data. You can invite them again later.`
+              }
+              confirmLabel={isMe ? 'Leave game' : 'Remove member'}
+              onConfirm={remove}
+            />
+          )}
+        </td>
+      )}
+    </tr>
+  );
+}

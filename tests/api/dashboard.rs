@@ -1,0 +1,126 @@
+//! The web dashboard served at `/`: its files with the right types and cache headers, the app's
+//! page for its own routes (and e-mailed links), the API's paths untouched.
+use crate::helpers::spawn_app;
+use reqwest::{header, Method};
+
+#[tokio::test]
+async fn the_dashboard_is_served_at_the_root_and_for_its_own_routes() {
+    let app = spawn_app().await;
+    let client = reqwest::Client::new();
+    let page = |path: &str| client.get(app.url(path)).send();
+
+    let index = page("/").await.unwrap();
+    assert_eq!(index.status(), 200);
+    assert_eq!(index.headers()[header::CONTENT_TYPE], "text/html");
+    assert_eq!(index.headers()[header::CACHE_CONTROL], "no-cache");
+    assert_eq!(index.headers()["referrer-policy"], "no-referrer");
+    assert!(index.headers()[header::CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap()
+        .contains("default-src 'self'"));
+    let html = index.text().await.unwrap();
+    assert!(html.contains(r#"<div id="root"></div>"#), "{html}");
+
+    // Client-side routes, as a reload or an e-mailed link opens them, get the same page.
+    for path in [
+        "/sign-in",
+        "/reset-password?token=abc",
+        "/activate?token=abc",
+        "/games/3f1c/settings/keys",
+    ] {
+        let response = page(path).await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(response.text().await.unwrap(), html, "{path}");
+    }
+
+    // The hashed bundle the page names is cached for good, with its own content type.
+    let script = html
+        .split('"')
+        .find(|part| part.starts_with("/assets/") && part.ends_with(".js"))
+        .expect("index.html names its script");
+    let response = page(script).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()[header::CONTENT_TYPE], "text/javascript");
+    assert_eq!(
+        response.headers()[header::CACHE_CONTROL],
+        "public, max-age=31536000, immutable"
+    );
+    let etag = response.headers()[header::ETAG].clone();
+    let again = client
+        .get(app.url(script))
+        .header(header::IF_NONE_MATCH, etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304, "a cached copy is revalidated by ETag");
+
+    let compressed = client
+        .get(app.url(script))
+        .header(header::ACCEPT_ENCODING, "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(compressed.headers()[header::CONTENT_ENCODING], "gzip");
+
+    // A missing file is a 404, not the app's page.
+    assert_eq!(page("/assets/nope-123.js").await.unwrap().status(), 404);
+    assert_eq!(page("/favicon.svg").await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn the_api_paths_are_untouched_by_the_dashboard() {
+    let app = spawn_app().await;
+    let (status, body) = app.call(Method::GET, "/v1/nothing-here").await;
+    assert_eq!(status, 404);
+    assert!(body["error"].is_string(), "{body}");
+    let (status, body) = app.call(Method::GET, "/healthz").await;
+    assert_eq!((status, body["status"].as_str()), (200, Some("ok")));
+    let (status, spec) = app.call(Method::GET, "/openapi.json").await;
+    assert_eq!(status, 200);
+    assert!(spec["paths"].is_object());
+    let docs = app.request(Method::GET, "/docs").send().await.unwrap();
+    assert!(docs
+        .text()
+        .await
+        .unwrap()
+        .to_lowercase()
+        .contains("swagger"));
+    // Other methods on the dashboard's paths are the API's (JSON errors).
+    let (status, body) = app.call(Method::POST, "/games").await;
+    assert_eq!(status, 404, "{body}");
+    assert!(body["error"].is_string(), "{body}");
+}
+
+#[tokio::test]
+async fn a_node_serves_another_build_from_a_folder_without_leaving_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("assets")).unwrap();
+    std::fs::write(dir.path().join("index.html"), "<p>local build</p>").unwrap();
+    std::fs::write(dir.path().join("assets/app-1.css"), "p{}").unwrap();
+    let app = crate::helpers::spawn_app_with(|settings| {
+        settings.dashboard_dir = Some(dir.path().to_path_buf());
+    })
+    .await;
+    let get = |path: &str| reqwest::get(app.url(path));
+    let index = get("/games").await.unwrap();
+    assert_eq!(index.text().await.unwrap(), "<p>local build</p>");
+    let css = get("/assets/app-1.css").await.unwrap();
+    assert_eq!(css.headers()[header::CONTENT_TYPE], "text/css");
+    // Clients tidy `..` away before sending; a raw request keeps it, and gets nothing outside.
+    for path in ["/assets/../../Cargo.toml", "/assets/..%2f..%2fCargo.toml"] {
+        let head = raw_get(&app.address, path).await;
+        assert!(head.starts_with("HTTP/1.1 404"), "{path}: {head}");
+    }
+}
+
+/// The status line of a GET sent as written, without a client normalising the path.
+async fn raw_get(address: &str, path: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let host = address.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    answer.lines().next().unwrap_or_default().to_string()
+}
