@@ -5,6 +5,7 @@
 //! API's own paths answers the file when one exists, else `index.html`, so the app's own routes
 //! (`/games/...`, `/reset-password?token=...`) open on a reload or from an e-mailed link.
 //! Hashed files under `/assets/` are cached for a year; everything else is revalidated by ETag.
+//! Compressed copies made at build time (`.br`, `.gz`) are answered to browsers that take them.
 use poem::{
     endpoint::BoxEndpoint,
     http::{header, HeaderValue, Method, StatusCode},
@@ -105,6 +106,25 @@ impl Dashboard {
                 }
             },
         };
+        // The build keeps a brotli and a gzip copy of each text file (`name.br`, `name.gz`):
+        // answer the best one the browser takes, compressed once at build time.
+        let (asset, encoding) =
+            match preferred_encodings(req)
+                .into_iter()
+                .find_map(|(encoding, suffix)| {
+                    self.asset(&format!("{name}{suffix}"))
+                        .map(|compressed| (compressed, encoding))
+                }) {
+                Some((compressed, encoding)) => (
+                    Asset {
+                        etag: format!("{}-{encoding}\"", asset.etag.trim_end_matches('"')),
+                        mime: asset.mime,
+                        body: compressed.body,
+                    },
+                    Some(encoding),
+                ),
+                None => (asset, None),
+            };
         let cache = if immutable {
             "public, max-age=31536000, immutable"
         } else {
@@ -126,6 +146,10 @@ impl Dashboard {
         };
         let headers = response.headers_mut();
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+        headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        if let Some(encoding) = encoding {
+            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
+        }
         if let Ok(etag) = HeaderValue::from_str(&asset.etag) {
             headers.insert(header::ETAG, etag);
         }
@@ -147,21 +171,41 @@ impl Dashboard {
     }
 }
 
+/// The encodings the request accepts that the build has copies for, best first, with the
+/// suffix of their files: brotli, then gzip (`q=0` refuses one).
+fn preferred_encodings(req: &Request) -> Vec<(&'static str, &'static str)> {
+    let accepted = req
+        .headers()
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let takes = |wanted: &str| {
+        accepted.split(',').any(|item| {
+            let mut parts = item.split(';').map(str::trim);
+            let name = parts.next().unwrap_or_default();
+            let refused = parts.any(|param| {
+                param.strip_prefix("q=").and_then(|q| q.parse::<f32>().ok()) == Some(0.0)
+            });
+            name.eq_ignore_ascii_case(wanted) && !refused
+        })
+    };
+    [("br", ".br"), ("gzip", ".gz")]
+        .into_iter()
+        .filter(|(name, _)| takes(name))
+        .collect()
+}
+
 impl<E: Endpoint + 'static> Middleware<E> for Dashboard {
     type Output = DashboardEndpoint<E>;
 
     fn transform(&self, inner: E) -> Self::Output {
         let dashboard = self.clone();
-        let files = poem::endpoint::make_sync(move |req| dashboard.respond(&req))
-            .with(poem::middleware::Compression::new())
-            .map_to_response()
-            .boxed();
+        let files = poem::endpoint::make_sync(move |req| dashboard.respond(&req)).boxed();
         DashboardEndpoint { files, inner }
     }
 }
 
-/// Answers the dashboard's requests (gzip or brotli when the browser takes them) and hands
-/// every other request to the API.
+/// Answers the dashboard's requests and hands every other request to the API.
 pub struct DashboardEndpoint<E> {
     files: BoxEndpoint<'static, Response>,
     inner: E,
