@@ -89,16 +89,16 @@ impl Dashboard {
     /// The file a dashboard request names, or `index.html` for the app's own routes.
     fn respond(&self, req: &Request) -> Response {
         let path = req.uri().path();
-        let name = path.trim_start_matches('/');
-        let (asset, immutable) = match self.asset(name) {
-            Some(asset) => (asset, name.starts_with("assets/")),
+        let requested = path.trim_start_matches('/');
+        let (name, asset) = match self.asset(requested) {
+            Some(asset) => (requested, asset),
             // A missing file (a name with an extension) is a 404; any other path is a page of
             // the app.
-            None if name.rsplit('/').next().is_some_and(|last| last.contains('.')) => {
+            None if requested.rsplit('/').next().is_some_and(|last| last.contains('.')) => {
                 return StatusCode::NOT_FOUND.into_response()
             }
             None => match self.asset("index.html") {
-                Some(index) => (index, false),
+                Some(index) => ("index.html", index),
                 None => {
                     return "The dashboard is not built: run `npm ci && npm run build` in dashboard/"
                         .with_status(StatusCode::NOT_FOUND)
@@ -106,6 +106,7 @@ impl Dashboard {
                 }
             },
         };
+        let immutable = name.starts_with("assets/");
         // The build keeps a brotli and a gzip copy of each text file (`name.br`, `name.gz`):
         // answer the best one the browser takes, compressed once at build time.
         let (asset, encoding) =

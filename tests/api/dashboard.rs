@@ -82,6 +82,16 @@ async fn the_dashboard_is_served_at_the_root_and_for_its_own_routes() {
         }
     }
 
+    // The app's page for a client route comes compressed too.
+    let route = client
+        .get(app.url("/games/3f1c"))
+        .header(header::ACCEPT_ENCODING, "br")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(route.headers()[header::CONTENT_ENCODING], "br");
+    assert_eq!(route.headers()[header::CONTENT_TYPE], "text/html");
+
     // A missing file is a 404, not the app's page.
     assert_eq!(page("/assets/nope-123.js").await.unwrap().status(), 404);
     assert_eq!(page("/favicon.svg").await.unwrap().status(), 200);
