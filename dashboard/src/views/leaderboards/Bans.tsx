@@ -5,7 +5,7 @@ import { formatNumber, formatTime } from '../../ui/format';
 import { useAction, useLoad } from '../../ui/useLoad';
 import { BanButton } from './BanButton';
 import { banPlayer, loadBans, unbanPlayer } from './boardApi';
-import { type Board } from './shared';
+import { type BoardTabProps } from './shared';
 
 export function Bans({
   gameId,
@@ -13,13 +13,7 @@ export function Bans({
   canEdit,
   version,
   onChanged,
-}: {
-  gameId: string;
-  board: Board;
-  canEdit: boolean;
-  version: number;
-  onChanged(): void;
-}) {
+}: BoardTabProps) {
   const ref = { gameId, board: board.board_name };
   const bans = useLoad(() => loadBans(ref), [gameId, board.board_name, version]);
   const action = useAction();

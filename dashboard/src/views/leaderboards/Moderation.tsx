@@ -9,7 +9,7 @@ import { BanButton } from './BanButton';
 import { approveEntry, banPlayer, loadEntries } from './boardApi';
 import { Pager, usePage } from './Pager';
 import { PeriodPicker, usePeriod } from './PeriodPicker';
-import { boundsText, formatScore, hasBounds, PAGE_SIZE, periodKeyLabel, suspicionReason, type Board } from './shared';
+import { boundsText, formatScore, hasBounds, PAGE_SIZE, periodKeyLabel, suspicionReason, type BoardTabProps } from './shared';
 
 type Entry = Schemas['ModeratedEntry'];
 
@@ -19,13 +19,7 @@ export function Moderation({
   canEdit,
   version,
   onChanged,
-}: {
-  gameId: string;
-  board: Board;
-  canEdit: boolean;
-  version: number;
-  onChanged(): void;
-}) {
+}: BoardTabProps) {
   const ref = { gameId, board: board.board_name };
   const [period] = usePeriod();
   const [page, setPage] = usePage();

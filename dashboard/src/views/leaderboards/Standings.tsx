@@ -9,7 +9,7 @@ import { BanButton } from './BanButton';
 import { banPlayer, loadEntries } from './boardApi';
 import { Pager, usePage } from './Pager';
 import { PeriodPicker, usePeriod } from './PeriodPicker';
-import { formatScore, PAGE_SIZE, periodKeyLabel, type Board } from './shared';
+import { formatScore, PAGE_SIZE, periodKeyLabel, type BoardTabProps } from './shared';
 
 type Entry = Schemas['ModeratedEntry'];
 
@@ -24,13 +24,7 @@ export function Standings({
   canEdit,
   version,
   onChanged,
-}: {
-  gameId: string;
-  board: Board;
-  canEdit: boolean;
-  version: number;
-  onChanged(): void;
-}) {
+}: BoardTabProps) {
   const ref = { gameId, board: board.board_name };
   const [period] = usePeriod();
   const [page, setPage] = usePage();

@@ -75,3 +75,13 @@ export function fromUtcInput(value: string): string {
 export function boardPath(gameId: string, name: string): string {
   return `/games/${gameId}/leaderboards/${encodeURIComponent(name)}`;
 }
+
+/** What every tab of a board's page gets: the board, whether the caller may edit, and a
+ * version that changes (and reloads the tab) after any moderation action. */
+export interface BoardTabProps {
+  gameId: string;
+  board: Board;
+  canEdit: boolean;
+  version: number;
+  onChanged(): void;
+}
