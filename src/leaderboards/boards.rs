@@ -92,6 +92,14 @@ impl Board {
         self.model.score_order == ScoreOrder::Lower.as_str()
     }
 
+    pub fn order(&self) -> ScoreOrder {
+        if self.lower_is_better() {
+            ScoreOrder::Lower
+        } else {
+            ScoreOrder::Higher
+        }
+    }
+
     pub fn rule(&self) -> PeriodRule {
         PeriodRule {
             kind: PeriodKind::parse(&self.model.period).unwrap_or(PeriodKind::AllTime),

@@ -71,6 +71,9 @@ pub struct SubmittedEntry {
     /// `ok`, or `suspicious` when the score is outside the board's bounds: it is then kept off
     /// the public board until a moderator approves it.
     pub status: String,
+    /// The board's order: `higher` (higher scores are better) or `lower`. A client keeping
+    /// scores back (the 5-second throttle) uses it to know which of two scores is better.
+    pub order: String,
 }
 
 #[derive(Object)]
@@ -135,6 +138,7 @@ pub fn submitted_view(board_name: &BoardName, standing: Standing) -> SubmittedEn
         updated_at: standing.entry.updated_at,
         updated: standing.updated,
         status: standing.status.to_string(),
+        order: standing.order.to_string(),
     }
 }
 

@@ -318,5 +318,6 @@ pub async fn approve(
         rank: Some(rank),
         status: STATUS_OK,
         updated,
+        order: board.order().as_str(),
     })
 }

@@ -63,6 +63,8 @@ pub struct Standing {
     pub rank: Option<u64>,
     pub status: &'static str,
     pub updated: bool,
+    /// The board's order, `higher` or `lower` (which scores are better).
+    pub order: &'static str,
 }
 
 /// A slice of one period of a board.

@@ -164,6 +164,7 @@ async fn submit_to(
             rank: None,
             status,
             updated,
+            order: board.order().as_str(),
         }));
     }
     let submitted = hot_submit(state, board, &period, &hot_entry_of(&row), now).await?;
@@ -172,6 +173,7 @@ async fn submit_to(
         rank: Some(submitted.standing.rank),
         status,
         updated,
+        order: board.order().as_str(),
     }))
 }
 

@@ -30,6 +30,10 @@ async fn editors_define_boards_and_a_lower_is_better_board_keeps_the_lowest() {
     score(&app, &key, "speedrun", "bob", 80.0).await;
     let kept = score(&app, &key, "speedrun", "ann", 120.0).await;
     assert_eq!(kept["updated"], false, "a slower time is worse");
+    assert_eq!(
+        kept["order"], "lower",
+        "a client learns the order from the answer"
+    );
     let improved = score(&app, &key, "speedrun", "ann", 61.5).await;
     assert_eq!(
         (improved["updated"].clone(), improved["rank"].clone()),
@@ -46,7 +50,8 @@ async fn editors_define_boards_and_a_lower_is_better_board_keeps_the_lowest() {
     assert_eq!(status, 409, "{body}");
 
     // A board created by a first score is listed with the defaults.
-    score(&app, &key, "implicit", "ann", 1.0).await;
+    let first = score(&app, &key, "implicit", "ann", 1.0).await;
+    assert_eq!(first["order"], "higher");
     let (status, list) = app
         .dashboard_call(
             Method::GET,

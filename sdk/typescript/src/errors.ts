@@ -1,0 +1,56 @@
+// What a call can fail with.
+
+/** The service answered with an error status. `body` is its JSON error (`{ error, ... }`). */
+export class PlaytraceError extends Error {
+  readonly status: number;
+  readonly body: { error?: string; [field: string]: unknown };
+  /** Seconds the service asked to wait (`Retry-After`), when it said. */
+  readonly retryAfter?: number;
+
+  constructor(status: number, body: unknown, retryAfter?: number) {
+    const fields = (body && typeof body === 'object' ? body : {}) as PlaytraceError['body'];
+    super(fields.error ? `${fields.error} (${status})` : `playtrace answered ${status}`);
+    this.name = 'PlaytraceError';
+    this.status = status;
+    this.body = fields;
+    this.retryAfter = retryAfter;
+  }
+
+  /** The monthly event quota is used up (429 with `quota`). */
+  get isQuotaExceeded(): boolean {
+    return this.status === 429 && typeof this.body.quota === 'object' && this.body.quota !== null;
+  }
+}
+
+/** The service could not be reached, or did not answer in time. */
+export class NetworkError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message);
+    this.name = 'NetworkError';
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/** A save was written by someone else since it was read; `stored` is the copy there now. */
+export class SaveConflictError extends Error {
+  readonly stored: import('./types.js').Save | null;
+
+  constructor(slot: string, stored: import('./types.js').Save | null) {
+    super(`save slot ${slot} changed since it was read (stored version ${stored?.version ?? 0})`);
+    this.name = 'SaveConflictError';
+    this.stored = stored;
+  }
+}
+
+/**
+ * Worth trying again later: the network, a timeout, a 5xx, a 429 (rate limit, or the quota,
+ * which the event queue handles on its own), 408. Never a 400 or a 413: the same request
+ * would be refused again.
+ */
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof NetworkError) return true;
+  if (error instanceof PlaytraceError) {
+    return error.status >= 500 || error.status === 429 || error.status === 408;
+  }
+  return false;
+}

@@ -1,0 +1,143 @@
+// The other calls' client-side rules: the presence heartbeat, the ETag-cached remote config,
+// the save conflict callback, retries of one-shot calls, and calls that need a player.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { memoryStorage, PlaytraceError, SaveConflictError } from '../../dist/index.js';
+import { client, FakeClock, fakeService, offline } from './fakes.mjs';
+
+describe('presence', () => {
+  it('keeps an activity fresh with a heartbeat before the 10-minute expiry, until cleared', async () => {
+    const clock = new FakeClock();
+    const service = fakeService(clock, (request) => (request.method === 'DELETE' ? { status: 204 } : undefined));
+    const game = client(clock, service);
+    await game.setActivity('In a match', { status: 'playing', details: { map: 'dunes' } });
+    await clock.advance(9 * 60_000);
+    const beats = () => service.requests.filter((r) => r.path === '/v1/activity' && r.method === 'POST');
+    assert.deepEqual(beats().map((r) => r.at - beats()[0].at), [0, 240_000, 480_000], 'every 4 minutes');
+    assert.deepEqual(beats()[2].body, { ...beats()[0].body, session_id: beats()[2].body.session_id });
+    assert.deepEqual(beats()[0].body.details, { map: 'dunes' });
+    await game.clearActivity();
+    await clock.advance(30 * 60_000);
+    assert.equal(beats().length, 3, 'no beat after clearActivity');
+    assert.deepEqual(service.requests.at(-1), { ...service.requests.at(-1), method: 'DELETE', body: { player_id: 'ann' } });
+  });
+});
+
+describe('remote config', () => {
+  it('asks with the last ETag and reuses the config on 304, also after a restart', async () => {
+    const clock = new FakeClock();
+    let version = 1;
+    const service = fakeService(clock, (request) => {
+      const etag = `"v${version}"`;
+      if (request.headers['if-none-match'] === etag) return { status: 304, headers: { etag } };
+      return { status: 200, headers: { etag }, body: { config: { speed: version }, updated_at: null } };
+    });
+    const storage = memoryStorage();
+    const game = client(clock, service, { storage });
+    assert.deepEqual(await game.getConfig(), { speed: 1 });
+    assert.deepEqual(await game.getConfig(), { speed: 1 });
+    assert.deepEqual(service.requests.map((r) => r.headers['if-none-match']), [undefined, '"v1"']);
+    await game.close();
+
+    const restarted = client(clock, service, { storage });
+    assert.deepEqual(await restarted.getConfig(), { speed: 1 });
+    assert.equal(service.requests.at(-1).headers['if-none-match'], '"v1"', 'the ETag was kept');
+    version = 2;
+    assert.deepEqual(await restarted.getConfig(), { speed: 2 });
+  });
+
+  it('answers the last config seen while the service cannot be reached', async () => {
+    const clock = new FakeClock();
+    let down = false;
+    const service = fakeService(clock, () => (down ? offline() : { status: 200, headers: { etag: '"a"' }, body: { config: { motd: 'hi' } } }));
+    const game = client(clock, service, { retry: { attempts: 1 } });
+    await game.getConfig();
+    down = true;
+    assert.deepEqual(await game.getConfig(), { motd: 'hi' });
+  });
+});
+
+describe('cloud saves', () => {
+  function saves(clock) {
+    const slots = new Map();
+    return fakeService(clock, (request) => {
+      const stored = slots.get(request.path);
+      if (request.method === 'GET') return stored ? { status: 200, body: stored } : { status: 404, body: { error: 'Save not found' } };
+      if (request.method === 'PUT') {
+        const version = stored?.version ?? 0;
+        if (request.body.version !== version) return { status: 409, body: { error: 'Version conflict', version } };
+        const saved = { slot: request.path.split('/').pop(), version: version + 1, data: request.body.data, updated_at: '2026-11-23T12:00:00Z' };
+        slots.set(request.path, saved);
+        return { status: 200, body: { slot: saved.slot, version: saved.version, updated_at: saved.updated_at } };
+      }
+    });
+  }
+
+  it('writes with the version it last saw, and hands a conflict to the callback with the stored copy', async () => {
+    const clock = new FakeClock();
+    const service = saves(clock);
+    const laptop = client(clock, service);
+    const phone = client(clock, service);
+    assert.equal(await laptop.loadSave('slot1'), null);
+    assert.equal((await laptop.writeSave('slot1', { gold: 10 })).version, 1);
+    assert.equal((await laptop.writeSave('slot1', { gold: 20 })).version, 2, 'the version is tracked');
+
+    await phone.loadSave('slot1');
+    await phone.writeSave('slot1', { gold: 25 });
+    const seen = [];
+    const merged = await laptop.writeSave('slot1', { gold: 30 }, {
+      onConflict: ({ stored, mine }) => {
+        seen.push({ stored: stored.data, mine });
+        return { gold: Math.max(stored.data.gold, mine.gold) + 1 };
+      },
+    });
+    assert.deepEqual(seen, [{ stored: { gold: 25 }, mine: { gold: 30 } }]);
+    assert.equal(merged.version, 4);
+    assert.deepEqual((await phone.loadSave('slot1')).data, { gold: 31 });
+  });
+
+  it('fails with SaveConflictError holding the stored copy when nobody resolves the conflict', async () => {
+    const clock = new FakeClock();
+    const service = saves(clock);
+    const one = client(clock, service);
+    const two = client(clock, service);
+    await one.writeSave('s', { a: 1 });
+    const error = await two.writeSave('s', { b: 2 }).catch((e) => e);
+    assert.ok(error instanceof SaveConflictError);
+    assert.deepEqual(error.stored.data, { a: 1 });
+  });
+});
+
+describe('one-shot calls', () => {
+  it('retry a 503 and fail with the status of a 404', async () => {
+    const clock = new FakeClock();
+    let first = true;
+    const service = fakeService(clock, (request) => {
+      if (request.path === '/v1/achievements/unlock') {
+        if (first) {
+          first = false;
+          return { status: 503, body: { error: 'Service Unavailable' } };
+        }
+        return { status: 404, body: { error: 'Achievement not found' } };
+      }
+    });
+    const game = client(clock, service);
+    const answer = game.unlockAchievement('nope').catch((e) => e);
+    await clock.advance(1_000);
+    const error = await answer;
+    assert.ok(error instanceof PlaytraceError);
+    assert.equal(error.status, 404);
+    assert.equal(error.body.error, 'Achievement not found');
+    assert.equal(service.requests.length, 2);
+  });
+
+  it('need a player, from init, setPlayer or the call', async () => {
+    const clock = new FakeClock();
+    const game = client(clock, fakeService(clock), { playerId: undefined });
+    assert.throws(() => game.submitScore('arena', 1), /needs a player/);
+    game.setPlayer('zoe');
+    game.track('hello');
+    const stats = await game.flush();
+    assert.equal(stats.sent, 1);
+  });
+});

@@ -1,0 +1,137 @@
+// The interface's score submission throttle (5 seconds per board and player) on a
+// hand-driven clock: first score at once, improvements within the window held back with only
+// the best kept by the board's order, sent when the window ends.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { memoryStorage } from '../../dist/index.js';
+import { client, FakeClock, fakeService, offline, settle } from './fakes.mjs';
+
+/** A fake service that keeps the best score per board and player, as the real one does. */
+function boards(clock, order = 'higher', fail = () => false) {
+  const best = new Map();
+  return fakeService(clock, (request) => {
+    if (request.path !== '/v1/leaderboards') return;
+    if (fail(request)) return offline();
+    const { board_name, player_id, score } = request.body;
+    const key = `${board_name}/${player_id}`;
+    const stored = best.get(key);
+    const updated = stored === undefined || (order === 'lower' ? score < stored : score > stored);
+    if (updated) best.set(key, score);
+    return {
+      status: 200,
+      body: { board_name, player_id, score: best.get(key), metadata: {}, rank: 1, updated_at: new Date(clock.now()).toISOString(), updated, status: 'ok', order },
+    };
+  });
+}
+
+const sentScores = (service) => service.requests.filter((r) => r.path === '/v1/leaderboards').map((r) => [r.body.score, r.at - Date.UTC(2026, 10, 23, 12)]);
+
+describe('the 5-second score throttle', () => {
+  it('sends the first score at once and holds improvements for the window, keeping the best', async () => {
+    const clock = new FakeClock();
+    const service = boards(clock);
+    const game = client(clock, service);
+    const first = await game.submitScore('arena', 100);
+    assert.equal(first.score, 100);
+    assert.deepEqual(sentScores(service), [[100, 0]], 'the first goes at once');
+
+    await clock.advance(1_000);
+    const better = game.submitScore('arena', 150);
+    await clock.advance(1_000);
+    const best = game.submitScore('arena', 180);
+    const worse = game.submitScore('arena', 120);
+    await clock.advance(2_999);
+    assert.equal(sentScores(service).length, 1, 'nothing more before the window ends');
+    assert.equal(game.stats().scoresWaiting, 1);
+    await clock.advance(1);
+    assert.deepEqual(sentScores(service), [[100, 0], [180, 5_000]], 'one request, with the best of the window');
+    for (const answer of await Promise.all([better, best, worse])) {
+      assert.equal(answer.score, 180, 'every caller learns the entry as it stands');
+    }
+  });
+
+  it('answers a score no better than the best without a request', async () => {
+    const clock = new FakeClock();
+    const service = boards(clock);
+    const game = client(clock, service);
+    await game.submitScore('arena', 500);
+    const answer = await game.submitScore('arena', 300);
+    assert.deepEqual([answer.score, answer.updated], [500, false]);
+    assert.equal(sentScores(service).length, 1);
+  });
+
+  it('sends at once again once the window has passed', async () => {
+    const clock = new FakeClock();
+    const service = boards(clock);
+    const game = client(clock, service);
+    await game.submitScore('arena', 1);
+    await clock.advance(5_000);
+    await game.submitScore('arena', 2);
+    assert.deepEqual(sentScores(service), [[1, 0], [2, 5_000]]);
+  });
+
+  it('learns the board order from the first answer: on a lower-is-better board the lowest waits', async () => {
+    const clock = new FakeClock();
+    const service = boards(clock, 'lower');
+    const game = client(clock, service);
+    await game.submitScore('speedrun', 95.2);
+    const slower = game.submitScore('speedrun', 99);
+    const faster = game.submitScore('speedrun', 61.5);
+    const between = game.submitScore('speedrun', 80);
+    await clock.advance(5_000);
+    assert.deepEqual(sentScores(service), [[95.2, 0], [61.5, 5_000]]);
+    assert.deepEqual([(await slower).score, (await slower).updated], [95.2, false], 'no better than the best: answered at once');
+    assert.equal((await faster).score, 61.5);
+    assert.equal((await between).score, 61.5);
+  });
+
+  it('throttles each board and player on its own', async () => {
+    const clock = new FakeClock();
+    const service = boards(clock);
+    const game = client(clock, service);
+    await Promise.all([
+      game.submitScore('arena', 10),
+      game.submitScore('arena', 20, { playerId: 'bob' }),
+      game.submitScore('daily', 30),
+    ]);
+    assert.equal(sentScores(service).length, 3, 'three firsts, all at once');
+  });
+
+  it('keeps a score through network failures and sends it when the network is back', async () => {
+    const clock = new FakeClock();
+    let down = true;
+    const service = boards(clock, 'higher', () => down);
+    const storage = memoryStorage();
+    const game = client(clock, service, { storage, retry: { attempts: 2 } });
+    const answer = game.submitScore('arena', 42);
+    const failed = assert.rejects(answer, /could not reach/);
+    await clock.advance(10_000);
+    await failed;
+    assert.equal(game.stats().scoresWaiting, 1, 'still waiting to be sent');
+    down = false;
+    await clock.advance(120_000);
+    const stored = sentScores(service).at(-1);
+    assert.equal(stored[0], 42);
+    assert.equal(game.stats().scoresWaiting, 0);
+  });
+
+  it('sends scores the last run left waiting when the next one starts', async () => {
+    const clock = new FakeClock();
+    const storage = memoryStorage();
+    const offlineRun = client(clock, boards(clock, 'higher', () => true), { storage, retry: { attempts: 1 } });
+    await offlineRun.submitScore('arena', 500).catch(() => {});
+    await offlineRun.close().catch(() => {});
+
+    const service = boards(clock);
+    const next = client(clock, service, { storage });
+    await next.ready();
+    await clock.advance(0);
+    assert.deepEqual(sentScores(service).map(([score]) => score), [500]);
+  });
+
+  it('refuses a score that is not a finite number', async () => {
+    const clock = new FakeClock();
+    const game = client(clock, boards(clock));
+    await assert.rejects(game.submitScore('arena', Number.NaN), TypeError);
+  });
+});
