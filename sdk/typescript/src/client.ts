@@ -101,6 +101,9 @@ export class Playtrace {
   private player: string | undefined;
   private session = { id: '', lastActive: -Infinity };
   private activity: { body: Record<string, unknown>; timer?: TimerHandle } | undefined;
+  private closed = false;
+  /** The last write of each save slot, so that writes of one slot go one after another. */
+  private readonly saveWrites = new Map<string, Promise<unknown>>();
   private readonly removeListeners: () => void;
 
   constructor(options: PlaytraceOptions) {
@@ -219,7 +222,7 @@ export class Playtrace {
 
   /** Events queued, sent and dropped, and the quota pause when there is one. */
   stats(): QueueStats & { scoresWaiting: number } {
-    return { ...this.queue.stats(), scoresWaiting: this.scores.waiting() };
+    return { ...this.queue.stats(), scoresWaiting: this.scores.waitingCount() };
   }
 
   // ---- leaderboards ---------------------------------------------------------------------
@@ -277,9 +280,11 @@ export class Playtrace {
     const body: Record<string, unknown> = { player_id: player, activity, session_id: this.touch() };
     if (options.status) body.status = options.status;
     if (options.details) body.details = options.details;
-    this.activity = { body };
+    const current = { body };
+    this.activity = current;
     await this.call('POST', '/v1/activity', { body });
-    this.beat();
+    // Unless another setActivity, clearActivity or close came meanwhile.
+    if (this.activity === current && !this.closed) this.beat();
   }
 
   /** Clears the player's activity (they show offline) and stops the heartbeat. */
@@ -339,13 +344,30 @@ export class Playtrace {
    * (this call's, else init's) gets the stored copy and answers what to write instead; without
    * one, or when it answers undefined, the call fails with SaveConflictError holding the copy.
    */
-  async writeSave(
+  writeSave(
     slot: string,
     data: Json,
     options: { playerId?: string; version?: number; onConflict?: SaveConflictHandler } = {},
   ): Promise<SaveReceipt> {
     const player = this.playerOf(options.playerId, 'writeSave');
     const known = JSON.stringify([player, slot]);
+    // Writes of one slot wait for each other: each goes as of the version the last one made.
+    const previous = this.saveWrites.get(known) ?? Promise.resolve();
+    const write = previous.catch(() => undefined).then(() => this.writeSaveNow(slot, data, player, known, options));
+    this.saveWrites.set(known, write);
+    void write.finally(() => {
+      if (this.saveWrites.get(known) === write) this.saveWrites.delete(known);
+    }).catch(() => undefined);
+    return write;
+  }
+
+  private async writeSaveNow(
+    slot: string,
+    data: Json,
+    player: string,
+    known: string,
+    options: { version?: number; onConflict?: SaveConflictHandler },
+  ): Promise<SaveReceipt> {
     let version = options.version ?? this.saveVersions.get(known) ?? 0;
     const resolve = options.onConflict ?? this.options.onSaveConflict;
     for (let round = 0; ; round++) {
@@ -395,7 +417,9 @@ export class Playtrace {
 
   /** Sends what it can, stops the timers and listeners; what is left stays in storage. */
   async close(): Promise<QueueStats> {
+    this.closed = true;
     this.stopHeartbeat();
+    this.activity = undefined;
     this.removeListeners();
     let stats: QueueStats;
     try {
@@ -441,9 +465,10 @@ export class Playtrace {
 
   private beat(): void {
     const activity = this.activity;
-    if (!activity) return;
+    if (!activity || this.closed) return;
+    if (activity.timer !== undefined) this.clock.clearTimeout(activity.timer);
     activity.timer = this.clock.setTimeout(async () => {
-      if (this.activity !== activity) return;
+      if (this.activity !== activity || this.closed) return;
       try {
         await this.transport.request('POST', '/v1/activity', { body: { ...activity.body, session_id: this.touch() } });
       } catch {

@@ -67,7 +67,13 @@ export class EventQueue {
   private sent = 0;
   private pausedUntil = 0;
   private attempt = 0;
+  /** No send before this (the backoff after a failure). */
   private retryAt = 0;
+  /** No send before this either, not even by flush(): what a 429's Retry-After asked. */
+  private askedUntil = 0;
+  /** Event ids of the batch the send loop has on the wire. */
+  private onTheWire = new Set<string>();
+  private keepaliveOnTheWire = false;
   private overflowing = false;
   private refusedStatus = 0;
   private timer: TimerHandle | undefined;
@@ -113,10 +119,14 @@ export class EventQueue {
   }
 
   add(event: TrackEvent): void {
-    if (this.closed) return;
     this.events.push(event);
     this.trim();
     if (!this.ready) return;
+    if (this.closed) {
+      // After close() nothing is sent: the event is kept for the next start.
+      this.persisted.flushNow();
+      return;
+    }
     this.persisted.save();
     if (this.events.length >= this.options.batchSize) this.kick(false);
     else this.schedule();
@@ -129,6 +139,7 @@ export class EventQueue {
   async flush(): Promise<QueueStats> {
     await this.loaded;
     while (this.sending) await this.sending;
+    if (this.askedUntil > this.options.clock.now()) return this.stats();
     this.retryAt = 0;
     this.kick(true);
     while (this.sending) await this.sending;
@@ -143,18 +154,24 @@ export class EventQueue {
    */
   flushKeepalive(): void {
     if (!this.ready) return;
-    void this.persisted.flush();
-    if (this.paused() || this.events.length === 0) return;
+    this.persisted.flushNow();
+    // One keepalive request at a time (the browser caps their bytes in flight), and none for
+    // events the send loop already has on the wire.
+    if (this.paused() || this.keepaliveOnTheWire) return;
+    const encoder = new TextEncoder();
     const batch: TrackEvent[] = [];
     let bytes = 2;
-    for (const event of this.events.slice(0, this.options.batchSize)) {
-      const size = JSON.stringify(event).length + 1;
+    for (const event of this.events) {
+      if (batch.length === this.options.batchSize) break;
+      if (this.onTheWire.has(event.event_id)) continue;
+      const size = encoder.encode(JSON.stringify(event)).length + 1;
       if (bytes + size > KEEPALIVE_BYTES) break;
       batch.push(event);
       bytes += size;
     }
     if (batch.length === 0) return;
-    void this.send(batch, true);
+    this.keepaliveOnTheWire = true;
+    void this.send(batch, true).finally(() => (this.keepaliveOnTheWire = false));
   }
 
   /** Writes the queue to storage now (done at return with a synchronous store). */
@@ -193,8 +210,9 @@ export class EventQueue {
     if (this.closed || !this.ready || this.timer !== undefined || this.sending || this.events.length === 0) return;
     const now = this.options.clock.now();
     let delay = this.options.flushIntervalMs;
+    const waitUntil = Math.max(this.retryAt, this.askedUntil);
     if (this.paused()) delay = Math.min(this.pausedUntil - now, MAX_TIMER_MS);
-    else if (this.retryAt > now) delay = this.retryAt - now;
+    else if (waitUntil > now) delay = waitUntil - now;
     this.timer = this.options.clock.setTimeout(() => {
       this.timer = undefined;
       this.kick(false);
@@ -206,7 +224,8 @@ export class EventQueue {
     if ((this.closed && !all) || !this.ready) return;
     if (this.paused()) return this.schedule();
     if (this.sending || this.events.length === 0) return;
-    if (!all && this.retryAt > this.options.clock.now()) return this.schedule();
+    const now = this.options.clock.now();
+    if ((!all && this.retryAt > now) || this.askedUntil > now) return this.schedule();
     if (this.timer !== undefined) {
       this.options.clock.clearTimeout(this.timer);
       this.timer = undefined;
@@ -228,10 +247,11 @@ export class EventQueue {
   /** Sends one batch; false when it must wait (backoff or quota), true when done with it. */
   private async send(batch: TrackEvent[], keepalive: boolean): Promise<boolean> {
     const { transport, clock, report } = this.options;
+    const wire = keepalive ? undefined : batch.map((event) => event.event_id);
+    wire?.forEach((id) => this.onTheWire.add(id));
     try {
       const answer = await transport.request<TrackAccepted>('POST', '/v1/track', { body: batch, keepalive });
-      this.forget(batch);
-      this.sent += batch.length;
+      this.sent += this.forget(batch);
       this.attempt = 0;
       this.retryAt = 0;
       this.overflowing = false;
@@ -251,6 +271,9 @@ export class EventQueue {
         return true;
       }
       if (error instanceof PlaytraceError && error.isQuotaExceeded) {
+        // A batch is refused whole when it does not fit: what still fits goes first.
+        const remaining = Number((error.body.quota as { remaining?: unknown }).remaining ?? 0);
+        if (remaining > 0 && remaining < batch.length) return this.send(batch.slice(0, remaining), false);
         const until = nextUtcMonth(clock.now());
         if (until !== this.pausedUntil) {
           this.pausedUntil = until;
@@ -270,13 +293,21 @@ export class EventQueue {
         return false;
       }
       this.retryAt = clock.now() + waitAfter(error, this.attempt, this.options.backoff, this.options.random);
+      if (error instanceof PlaytraceError && error.retryAfter !== undefined) {
+        this.askedUntil = clock.now() + error.retryAfter * 1000;
+      }
       return false;
+    } finally {
+      wire?.forEach((id) => this.onTheWire.delete(id));
     }
   }
 
-  private forget(batch: TrackEvent[]): void {
+  /** Removes the batch's events from the queue; answers how many were still there. */
+  private forget(batch: TrackEvent[]): number {
     const ids = new Set(batch.map((event) => event.event_id));
+    const before = this.events.length;
     this.events = this.events.filter((event) => !ids.has(event.event_id));
     this.persisted.save();
+    return before - this.events.length;
   }
 }

@@ -7,6 +7,11 @@ import type { StorageAdapter } from './storage.js';
 export class Persisted<T> {
   private timer: TimerHandle | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /**
+   * Nothing is written before the stored value has been read (it would be overwritten by a
+   * partial one), nor ever after a failed read: what storage holds then stays as it is.
+   */
+  private writable = false;
 
   constructor(
     private readonly storage: StorageAdapter,
@@ -19,10 +24,18 @@ export class Persisted<T> {
 
   /** The stored value, or undefined when there is none or it cannot be read. */
   async load(): Promise<T | undefined> {
+    let raw: string | null | undefined;
     try {
-      const raw = await this.storage.getItem(this.key);
+      raw = await this.storage.getItem(this.key);
+    } catch (error) {
+      this.onFailure(error);
+      return undefined;
+    }
+    this.writable = true;
+    try {
       return raw ? (JSON.parse(raw) as T) : undefined;
     } catch (error) {
+      // Unreadable JSON (a torn write by something else): start afresh over it.
       this.onFailure(error);
       return undefined;
     }
@@ -30,7 +43,7 @@ export class Persisted<T> {
 
   /** Writes the current value within `delayMs` (once for every change made meanwhile). */
   save(): void {
-    if (this.timer !== undefined) return;
+    if (this.timer !== undefined || !this.writable) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.writing = this.writing.then(() => this.write());
@@ -59,6 +72,7 @@ export class Persisted<T> {
   }
 
   private async write(): Promise<void> {
+    if (!this.writable) return;
     try {
       await this.storage.setItem(this.key, JSON.stringify(this.current()));
     } catch (error) {

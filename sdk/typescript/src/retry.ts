@@ -10,8 +10,12 @@ export interface RetryPolicy extends BackoffOptions {
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseMs: 500, maxMs: 8_000 };
 
+/** Waits `ms`. A caller awaits this, so in Node the wait keeps the process alive. */
 export function sleep(clock: Clock, ms: number): Promise<void> {
-  return new Promise((done) => clock.setTimeout(done, ms));
+  return new Promise((done) => {
+    const handle = clock.setTimeout(done, ms) as { ref?: () => void } | undefined;
+    handle?.ref?.();
+  });
 }
 
 /**

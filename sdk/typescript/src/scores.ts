@@ -1,9 +1,10 @@
 // Score submission with the interface's 5-second throttle, per board and player: the first
 // score is sent at once; a better one within 5 seconds of the last send waits, only the best
 // of those kept (by the board's order), and goes when the window ends. A score no better than
-// the player's best is answered from the last answer without a request, as the service would
-// keep the stored entry anyway. Scores waiting are kept in storage and resent after a restart;
-// a send that fails on the network is retried in the background until it is stored.
+// the best already sent, on its way or waiting is answered without a request of its own, as
+// the service would keep the stored entry anyway. Waiting and in-flight scores are kept in
+// storage and sent again after a restart; a send that fails on the network is retried in the
+// background until it is stored.
 import type { BackoffOptions } from './backoff.js';
 import type { Clock, TimerHandle } from './clock.js';
 import { isRetryable } from './errors.js';
@@ -44,14 +45,21 @@ interface Waiter {
 
 interface Lane {
   lastSentAt: number;
+  /** Known from the game or from an answer; until then both extremes wait (see `waiting`). */
   order?: ScoreOrder;
-  /** The player's best as the service last answered it. */
+  /** The player's entry as the service last answered it. */
   last?: SubmittedEntry;
-  pending?: Submission;
+  /**
+   * The scores waiting for the window's end: the best one once the order is known, else the
+   * highest and the lowest, to choose from when the first answer has told the order.
+   */
+  waiting: Submission[];
+  /** The score on its way. */
+  inFlight?: Submission;
   waiters: Waiter[];
   timer?: TimerHandle;
+  /** Failed tries of the score waiting now (reset by a new, better one). */
   attempt: number;
-  sending: boolean;
 }
 
 export interface ScoreOptionsAll {
@@ -62,7 +70,7 @@ export interface ScoreOptionsAll {
   windowMs: number;
   persistDelayMs: number;
   backoff: BackoffOptions;
-  /** Tries of one send before its promise fails (the score stays queued). */
+  /** Tries of one score before its promise fails (the score stays queued). */
   attempts: number;
   report: (problem: Problem) => void;
   random?: () => number;
@@ -78,7 +86,7 @@ export class ScoreThrottle {
     this.persisted = new Persisted<Submission[]>(
       options.storage,
       options.storageKey,
-      () => [...this.lanes.values()].flatMap((lane) => (lane.pending ? [lane.pending] : [])),
+      () => [...this.lanes.values()].flatMap((lane) => [...lane.waiting, ...(lane.inFlight ? [lane.inFlight] : [])]),
       (error) => options.report({ kind: 'storage', error }),
       options.clock,
       options.persistDelayMs,
@@ -87,10 +95,8 @@ export class ScoreThrottle {
     this.loaded = this.persisted.load().then((stored) => {
       for (const submission of Array.isArray(stored) ? stored : []) {
         const lane = this.lane(submission.board, submission.playerId);
-        if (!lane.pending) {
-          lane.pending = submission;
-          this.arm(lane, 0);
-        }
+        this.keep(lane, submission);
+        if (lane.timer === undefined && !lane.inFlight) this.arm(lane, 0);
       }
     });
   }
@@ -102,36 +108,39 @@ export class ScoreThrottle {
     if (options.order) lane.order = options.order;
     return new Promise<SubmittedEntry>((resolve, reject) => {
       const now = this.options.clock.now();
-      const waiter = { resolve, reject };
-      const order = lane.order ?? 'higher';
-      if (!lane.pending && !lane.sending && now - lane.lastSentAt >= this.options.windowMs) {
-        lane.pending = submission;
-        lane.waiters.push(waiter);
+      lane.waiters.push({ resolve, reject });
+      const idle = lane.waiting.length === 0 && !lane.inFlight;
+      if (idle && now - lane.lastSentAt >= this.options.windowMs) {
+        lane.waiting = [submission];
+        lane.attempt = 0;
         void this.send(lane);
         return;
       }
-      const best = lane.pending?.score ?? lane.last?.score;
-      if (best !== undefined && !better(score, best, order)) {
-        // Nothing to send: the entry stands as it is, or as the waiting better score makes it.
-        if (lane.pending || lane.sending || !lane.last) lane.waiters.push(waiter);
-        else resolve({ ...lane.last, updated: false });
+      if (lane.order && !this.beats(lane, score, lane.order)) {
+        // No better than what is stored, on its way or waiting: answered with that.
+        if (idle && lane.last) {
+          lane.waiters.pop();
+          resolve({ ...lane.last, updated: false });
+        }
         return;
       }
-      lane.pending = submission;
-      lane.waiters.push(waiter);
+      this.keep(lane, submission);
+      lane.attempt = 0;
       this.persisted.save();
-      if (lane.timer === undefined && !lane.sending) this.arm(lane, lane.lastSentAt + this.options.windowMs - now);
+      if (lane.timer === undefined && !lane.inFlight) this.arm(lane, lane.lastSentAt + this.options.windowMs - now);
     });
   }
 
-  /** Sends every waiting score now, throttle or not. */
+  /** Sends every waiting score now, throttle or not, and waits for the answers. */
   async flush(): Promise<void> {
     await this.loaded;
     await Promise.all(
-      [...this.lanes.values()].filter((lane) => lane.pending && !lane.sending).map((lane) => {
+      [...this.lanes.values()].map(async (lane) => {
+        while (lane.inFlight) await new Promise((done) => setTimeout(done, 5));
+        if (lane.waiting.length === 0) return;
         if (lane.timer !== undefined) this.options.clock.clearTimeout(lane.timer);
         lane.timer = undefined;
-        return this.send(lane);
+        await this.send(lane);
       }),
     );
     await this.persisted.flush();
@@ -142,29 +151,53 @@ export class ScoreThrottle {
     this.persisted.flushNow();
   }
 
+  /** Stops the timers; scores not sent stay in storage, and their promises fail. */
   async close(): Promise<void> {
     await this.loaded;
     this.closed = true;
     for (const lane of this.lanes.values()) {
       if (lane.timer !== undefined) this.options.clock.clearTimeout(lane.timer);
       lane.timer = undefined;
+      if (lane.inFlight) continue;
+      const waiters = lane.waiters;
+      lane.waiters = [];
+      const error = new Error('the client was closed before the score was sent; it is kept in storage for the next start');
+      for (const waiter of waiters) waiter.reject(error);
     }
     await this.persisted.flush();
   }
 
-  /** How many scores wait for their window (or for the network). */
-  waiting(): number {
-    return [...this.lanes.values()].filter((lane) => lane.pending).length;
+  /** How many boards and players have a score waiting (for its window or the network). */
+  waitingCount(): number {
+    return [...this.lanes.values()].filter((lane) => lane.waiting.length > 0 || lane.inFlight).length;
   }
 
   private lane(board: string, playerId: string): Lane {
     const key = JSON.stringify([board, playerId]);
     let lane = this.lanes.get(key);
     if (!lane) {
-      lane = { lastSentAt: -Infinity, waiters: [], attempt: 0, sending: false };
+      lane = { lastSentAt: -Infinity, waiting: [], waiters: [], attempt: 0 };
       this.lanes.set(key, lane);
     }
     return lane;
+  }
+
+  /** Whether `score` is better than every score stored, on its way or waiting. */
+  private beats(lane: Lane, score: number, order: ScoreOrder): boolean {
+    const known = [lane.last?.score, lane.inFlight?.score, ...lane.waiting.map((s) => s.score)];
+    return known.every((other) => other === undefined || better(score, other, order));
+  }
+
+  /** Adds a waiting score: only the best once the order is known, else the two extremes. */
+  private keep(lane: Lane, submission: Submission): void {
+    const all = [...lane.waiting, submission];
+    if (lane.order) {
+      lane.waiting = [all.reduce((a, b) => (better(b.score, a.score, lane.order!) ? b : a))];
+    } else {
+      const high = all.reduce((a, b) => (b.score > a.score ? b : a));
+      const low = all.reduce((a, b) => (b.score < a.score ? b : a));
+      lane.waiting = high === low ? [high] : [high, low];
+    }
   }
 
   private arm(lane: Lane, delay: number): void {
@@ -176,12 +209,13 @@ export class ScoreThrottle {
   }
 
   private async send(lane: Lane): Promise<void> {
-    const submission = lane.pending;
-    if (!submission || lane.sending) return;
+    if (lane.waiting.length === 0 || lane.inFlight) return;
+    const order = lane.order ?? 'higher';
+    const submission = lane.waiting.reduce((a, b) => (better(b.score, a.score, order) ? b : a));
     const waiters = lane.waiters;
     lane.waiters = [];
-    lane.pending = undefined;
-    lane.sending = true;
+    lane.waiting = [];
+    lane.inFlight = submission;
     lane.lastSentAt = this.options.clock.now();
     const { board, playerId, score, playerName, metadata } = submission;
     try {
@@ -190,33 +224,33 @@ export class ScoreThrottle {
       });
       lane.last = answer.body;
       if (answer.body.order === 'higher' || answer.body.order === 'lower') lane.order = answer.body.order;
+      lane.inFlight = undefined;
       lane.attempt = 0;
-      for (const waiter of waiters) waiter.resolve(answer.body);
+      // Waiters of scores no better than this one, which came while it was on its way, too.
+      const settled = lane.waiting.length === 0 ? [...waiters, ...lane.waiters.splice(0)] : waiters;
+      for (const waiter of settled) waiter.resolve(answer.body);
+      if (lane.order && lane.waiting.length > 0) this.keep(lane, lane.waiting[0]);
     } catch (error) {
+      lane.inFlight = undefined;
       if (isRetryable(error)) {
-        // Kept: unless a better score came meanwhile, this one goes again after the backoff.
+        // Kept: it goes again after the backoff, unless a better one came meanwhile.
         lane.attempt += 1;
-        // (lane.pending may have been set by a submission made while this one was on its way.)
-        const waiting = lane.pending as Submission | undefined;
-        if (!waiting || better(score, waiting.score, lane.order ?? 'higher')) lane.pending = submission;
-        if (lane.attempt >= this.options.attempts) {
+        this.keep(lane, submission);
+        if (lane.attempt >= this.options.attempts || this.closed) {
           for (const waiter of waiters) waiter.reject(error);
         } else {
           lane.waiters = [...waiters, ...lane.waiters];
         }
-        lane.sending = false;
         this.persisted.save();
-        this.arm(lane, waitAfter(error, lane.attempt, this.options.backoff, this.options.random));
+        if (lane.timer === undefined) this.arm(lane, waitAfter(error, lane.attempt, this.options.backoff, this.options.random));
         return;
       }
       this.options.report({ kind: 'failed', error, operation: `submitScore ${board}` });
-      for (const waiter of waiters) waiter.reject(error);
-    } finally {
-      lane.sending = false;
+      for (const waiter of [...waiters, ...(lane.waiting.length === 0 ? lane.waiters.splice(0) : [])]) waiter.reject(error);
     }
     this.persisted.save();
     // A better score that came while this one was on its way waits for its own window.
-    if (lane.pending && lane.timer === undefined) {
+    if (lane.waiting.length > 0 && lane.timer === undefined) {
       this.arm(lane, lane.lastSentAt + this.options.windowMs - this.options.clock.now());
     }
   }

@@ -53,27 +53,31 @@ export class Transport {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
     }
+    // The timeout covers the whole exchange, the answer's body included.
     const controller = typeof AbortController === 'function' ? new AbortController() : undefined;
     const timer = controller ? setTimeout(() => controller.abort(), this.timeoutMs) : undefined;
+    (timer as { unref?: () => void } | undefined)?.unref?.();
     let response: Response;
-    try {
-      response = await this.fetch(this.baseUrl + path + queryString(options.query), {
-        method,
-        headers,
-        body,
-        keepalive: options.keepalive,
-        signal: controller?.signal,
-      });
-    } catch (cause) {
-      throw new NetworkError(`could not reach ${this.baseUrl}: ${(cause as Error)?.message ?? cause}`, { cause });
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-    }
     let text: string;
     try {
-      text = await response.text();
-    } catch (cause) {
-      throw new NetworkError(`the answer from ${this.baseUrl} was cut off`, { cause });
+      try {
+        response = await this.fetch(this.baseUrl + path + queryString(options.query), {
+          method,
+          headers,
+          body,
+          keepalive: options.keepalive,
+          signal: controller?.signal,
+        });
+      } catch (cause) {
+        throw new NetworkError(`could not reach ${this.baseUrl}: ${(cause as Error)?.message ?? cause}`, { cause });
+      }
+      try {
+        text = await response.text();
+      } catch (cause) {
+        throw new NetworkError(`the answer from ${this.baseUrl} was cut off`, { cause });
+      }
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
     }
     let parsed: unknown = null;
     if (text) {

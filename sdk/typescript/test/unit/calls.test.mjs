@@ -141,3 +141,31 @@ describe('one-shot calls', () => {
     assert.equal(stats.sent, 1);
   });
 });
+
+describe('lifecycle', () => {
+  it('stops the heartbeat when the client closes, even while setActivity is on its way', async () => {
+    const clock = new FakeClock();
+    const service = fakeService(clock);
+    const game = client(clock, service);
+    const setting = game.setActivity('Lobby');
+    await game.close();
+    await setting;
+    await clock.advance(30 * 60_000);
+    assert.equal(service.requests.filter((r) => r.path === '/v1/activity').length, 1);
+  });
+
+  it('writes two saves of one slot one after the other, without a conflict', async () => {
+    const clock = new FakeClock();
+    let stored = 0;
+    const service = fakeService(clock, (request) => {
+      if (request.method !== 'PUT') return;
+      if (request.body.version !== stored) return { status: 409, body: { error: 'Version conflict', version: stored } };
+      stored += 1;
+      return { status: 200, body: { slot: 's', version: stored, updated_at: 'now' } };
+    });
+    const game = client(clock, service);
+    const [a, b] = await Promise.all([game.writeSave('s', { n: 1 }), game.writeSave('s', { n: 2 })]);
+    assert.deepEqual([a.version, b.version], [1, 2]);
+    assert.deepEqual(service.requests.at(-1).body.data, { n: 2 });
+  });
+});

@@ -258,3 +258,75 @@ describe('the queue in storage', () => {
     assert.equal(two.stats().queued, 0);
   });
 });
+
+describe('edge cases', () => {
+  it('never writes over a stored queue it could not read', async () => {
+    const clock = new FakeClock();
+    const inner = memoryStorage();
+    inner.setItem('kept', 'x');
+    let failReads = true;
+    let writes = 0;
+    const storage = {
+      getItem: (k) => {
+        if (failReads) throw new Error('EBUSY');
+        return inner.getItem(k);
+      },
+      setItem: (k, v) => (writes++, inner.setItem(k, v)),
+    };
+    const problems = [];
+    const game = client(clock, fakeService(clock, offline), { storage, onError: (p) => problems.push(p.kind) });
+    game.track('e');
+    await clock.advance(5_000);
+    await game.close();
+    assert.equal(writes, 0, 'what storage holds is left alone');
+    assert.ok(problems.includes('storage'));
+    failReads = false;
+  });
+
+  it('keeps to Retry-After even when the game calls flush()', async () => {
+    const clock = new FakeClock();
+    let limited = true;
+    const service = fakeService(clock, () => {
+      if (limited) {
+        limited = false;
+        return { status: 429, headers: { 'retry-after': '30' }, body: { statusCode: 429, error: 'Too Many Requests', message: 'retry in 60 seconds' } };
+      }
+    });
+    const game = client(clock, service);
+    game.track('a');
+    await game.flush();
+    await game.flush();
+    assert.equal(service.tracked().length, 1, 'the second flush waits for the 30 seconds');
+    await clock.advance(30_000);
+    assert.equal(game.stats().queued, 0);
+  });
+
+  it('sends what still fits in the quota before pausing', async () => {
+    const clock = new FakeClock();
+    let left = 3;
+    const service = fakeService(clock, (request) => {
+      if (request.path !== '/v1/track') return;
+      if (request.body.length > left) {
+        return { status: 429, body: { error: 'Monthly event quota exceeded', quota: { current: 100000 - left, limit: 100000, remaining: left } } };
+      }
+      left -= request.body.length;
+    });
+    const game = client(clock, service);
+    for (let i = 0; i < 10; i++) game.track('e', { i });
+    const stats = await game.flush();
+    assert.equal(stats.sent, 3);
+    assert.equal(stats.queued, 7);
+    assert.ok(stats.pausedUntil);
+  });
+
+  it('keeps events tracked after close() for the next start', async () => {
+    const clock = new FakeClock();
+    const storage = memoryStorage();
+    const first = client(clock, fakeService(clock, offline), { storage });
+    await first.close();
+    first.track('late');
+    const next = client(clock, fakeService(clock), { storage });
+    const stats = await next.flush();
+    assert.equal(stats.sent, 1);
+  });
+});

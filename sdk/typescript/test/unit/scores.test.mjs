@@ -135,3 +135,50 @@ describe('the 5-second score throttle', () => {
     await assert.rejects(game.submitScore('arena', Number.NaN), TypeError);
   });
 });
+
+describe('score edge cases', () => {
+  it('answers a no-better score that came while a better one was on its way', async () => {
+    const clock = new FakeClock();
+    const service = boards(clock);
+    const game = client(clock, service);
+    await game.submitScore('arena', 100);
+    await clock.advance(6_000);
+    const sending = game.submitScore('arena', 200);
+    const worse = game.submitScore('arena', 50);
+    await clock.advance(0);
+    assert.equal((await sending).score, 200);
+    assert.deepEqual([(await worse).score], [200], 'settled with the answer of the send');
+  });
+
+  it('fails the promises of scores not sent when the client closes, and keeps the scores', async () => {
+    const clock = new FakeClock();
+    const storage = memoryStorage();
+    const game = client(clock, boards(clock, 'higher', () => true), { storage });
+    const answer = game.submitScore('arena', 1).catch((error) => error);
+    await settle();
+    await game.close();
+    assert.match(String(await answer), /closed before the score was sent/);
+    const service = boards(clock);
+    const next = client(clock, service, { storage });
+    await next.ready();
+    await clock.advance(0);
+    assert.deepEqual(sentScores(service).map(([score]) => score), [1]);
+  });
+
+  it('keeps the lower extreme too while the board order is unknown', async () => {
+    const clock = new FakeClock();
+    const service = boards(clock, 'lower');
+    let release;
+    const gate = new Promise((done) => (release = done));
+    const slow = { ...service, fetch: async (url, init) => (await gate, service.fetch(url, init)) };
+    const game = client(clock, slow);
+    const first = game.submitScore('speedrun', 90);
+    game.submitScore('speedrun', 120);
+    const faster = game.submitScore('speedrun', 60);
+    release();
+    await first;
+    await clock.advance(5_000);
+    assert.equal((await faster).score, 60, 'the first answer said lower: 60 was kept and sent');
+    assert.deepEqual(sentScores(service).map(([score]) => score), [90, 60]);
+  });
+});
