@@ -12,6 +12,16 @@ pub struct Model {
     #[sea_orm(column_type = "Text", nullable)]
     pub allowed_origins: Option<String>,
     pub created_at: DateTimeUtc,
+    /// `off`, `optional` or `required`: player tokens (see `player_identities`).
+    pub player_auth: String,
+    /// The secret a studio's backend signs custom player ids with (HMAC-SHA256).
+    #[sea_orm(column_type = "Text", nullable)]
+    pub player_secret: Option<String>,
+    /// Whether a bare game key may read reports not about one player (funnels, presence list).
+    pub key_reads: bool,
+    pub player_rate_limit_per_minute: Option<i32>,
+    /// The highest rate limits the game's owner may set (admin); none: the instance default.
+    pub max_rate_limit_per_minute: Option<i32>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -10,6 +10,7 @@ mod m20261121_000006_create_config_saves;
 mod m20261121_000007_shard_event_usage;
 mod m20261122_000008_events_game_checked_per_write;
 mod m20261123_000009_add_game_allowed_origins;
+mod m20261123_000010_player_identity;
 
 pub struct Migrator;
 
@@ -26,6 +27,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000007_shard_event_usage::Migration),
             Box::new(m20261122_000008_events_game_checked_per_write::Migration),
             Box::new(m20261123_000009_add_game_allowed_origins::Migration),
+            Box::new(m20261123_000010_player_identity::Migration),
         ]
     }
 }

@@ -165,6 +165,7 @@ impl AchievementsApi {
             return Err(ApiError::bad_request("achievement_key is required").into());
         }
         let player_id = PlayerId::parse(&body.player_id)?.into_string();
+        auth.acts_as(&player_id)?;
         let unlocked = service::unlock(
             &self.state,
             auth.0.game_id,

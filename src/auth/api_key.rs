@@ -1,5 +1,6 @@
 //! Game API keys: 256 random bits, shown once, stored as SHA-256. Lookups go through a short
 //! per-node cache so the hot path costs no database round trip.
+use super::player_token::PlayerAuth;
 use crate::store::node_cache::{NodeCache, Policy};
 use crate::store::Db;
 use entity::{api_keys, games};
@@ -29,6 +30,13 @@ pub struct KeyContext {
     pub rate_limit_per_minute: Option<u64>,
     /// Web origins whose browser builds may use the key (CORS); `*` allows any.
     pub allowed_origins: Vec<String>,
+    /// Whether player tokens are issued and demanded.
+    pub player_auth: PlayerAuth,
+    /// The secret the studio's backend signs custom player ids with, when one is set.
+    pub player_secret: Option<String>,
+    /// Whether the bare key may read reports not about one player (funnels, presence list).
+    pub key_reads: bool,
+    pub player_rate_limit_per_minute: Option<u64>,
 }
 
 impl KeyContext {
@@ -88,6 +96,12 @@ impl KeyCache {
                 environment: key.environment,
                 rate_limit_per_minute: game.rate_limit_per_minute.map(|l| l.max(0) as u64),
                 allowed_origins: game.origins(),
+                player_auth: PlayerAuth::parse(&game.player_auth).unwrap_or(PlayerAuth::Off),
+                player_secret: game.player_secret.clone(),
+                key_reads: game.key_reads,
+                player_rate_limit_per_minute: game
+                    .player_rate_limit_per_minute
+                    .map(|l| l.max(0) as u64),
                 tier: game.tier,
                 event_validation: game.event_validation,
             }))

@@ -16,6 +16,8 @@ pub struct Claims {
 }
 
 pub struct JwtKeys {
+    /// Player tokens, signed with a key derived from the same secret.
+    pub players: super::player_token::PlayerTokens,
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
@@ -28,6 +30,7 @@ impl JwtKeys {
         validation.validate_exp = false;
         validation.required_spec_claims = ["sub", "exp"].into_iter().map(String::from).collect();
         Self {
+            players: super::player_token::PlayerTokens::new(secret),
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
             validation,

@@ -3,6 +3,7 @@
 pub mod api_key;
 pub mod jwt;
 pub mod password;
+pub mod player_token;
 pub mod schemes;
 
 pub use schemes::{ApiKeyAuth, BearerAuth, Identity};

@@ -2,6 +2,7 @@
 //! is calling once per request (it needs that to pick the bucket) and leaves an `Identity` in the
 //! request; a handler that takes `ApiKeyAuth` or `BearerAuth` is authenticated by construction.
 use super::api_key::KeyContext;
+use super::player_token::{PlayerAuth, PlayerClaim};
 use crate::error::ApiError;
 use poem::{Request, RequestBody};
 use poem_openapi::{
@@ -17,14 +18,66 @@ pub const API_KEY_HEADER: &str = "x-game-api-key";
 #[derive(Debug, Clone)]
 pub enum Identity {
     Anonymous,
-    GameKey(Arc<KeyContext>),
+    /// A valid game key, and the player a valid player token for its game names.
+    GameKey(Arc<KeyContext>, Option<PlayerClaim>),
+    /// A valid game key with a player token that is not valid for it.
+    BadPlayerToken(Arc<KeyContext>, ApiError),
     InvalidKey,
     User(Uuid),
     BadToken(ApiError),
 }
 
-/// A request made with a valid `x-game-api-key`.
-pub struct ApiKeyAuth(pub Arc<KeyContext>);
+/// A request made with a valid `x-game-api-key`, and the player of its valid player token
+/// (`x-player-token`) when it carries one and the game has player identity on.
+pub struct ApiKeyAuth(pub Arc<KeyContext>, pub Option<PlayerClaim>);
+
+/// What a request without a player token hears from a game whose `player_auth` is `required`.
+pub const PLAYER_TOKEN_REQUIRED: &str =
+    "This game requires a player token (x-player-token) for this route: sign in with POST /v1/players/auth";
+
+impl ApiKeyAuth {
+    pub fn game_id(&self) -> Uuid {
+        self.0.game_id
+    }
+
+    /// The player of the request's token, when it carries one.
+    pub fn player(&self) -> Option<&str> {
+        self.1.as_ref().map(|claim| claim.player_id.as_str())
+    }
+
+    /// Whether this request may act as `player_id`: with a player token, only as the token's
+    /// player (403 otherwise); without one, as anyone unless the game requires tokens (401).
+    pub fn acts_as(&self, player_id: &str) -> Result<(), ApiError> {
+        match self.player() {
+            Some(own) if own == player_id => Ok(()),
+            Some(_) => Err(ApiError::forbidden(
+                "This player token is for another player",
+            )),
+            None => self.player_optional(),
+        }
+    }
+
+    /// For routes that act for a player named nowhere else (events without `player_id`):
+    /// 401 without a token when the game requires one.
+    pub fn player_optional(&self) -> Result<(), ApiError> {
+        if self.1.is_none() && self.0.player_auth == PlayerAuth::Required {
+            return Err(ApiError::unauthorized(PLAYER_TOKEN_REQUIRED));
+        }
+        Ok(())
+    }
+
+    /// For reads that are not about one player (funnel reports, the presence list): 403 when
+    /// the game switched them off for game keys (`key_reads`).
+    pub fn may_read_reports(&self) -> Result<(), ApiError> {
+        if self.0.key_reads {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(
+                "This game does not allow this read with a game key (key_reads is off)",
+            ))
+        }
+    }
+}
 
 /// A request made with a valid dashboard JWT (`Authorization: Bearer ...`).
 pub struct BearerAuth(pub Uuid);
@@ -67,7 +120,8 @@ impl<'a> ApiExtractor<'a> for ApiKeyAuth {
         _param_opts: ExtractParamOptions<Self::ParamType>,
     ) -> poem::Result<Self> {
         match identity(req) {
-            Identity::GameKey(context) => Ok(Self(context)),
+            Identity::GameKey(context, player) => Ok(Self(context, player)),
+            Identity::BadPlayerToken(_, error) => Err(error.into()),
             Identity::InvalidKey => Err(ApiError::unauthorized("Invalid API key").into()),
             _ => Err(ApiError::unauthorized("Missing x-game-api-key header").into()),
         }

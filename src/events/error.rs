@@ -22,6 +22,9 @@ pub enum EventError {
     /// The writer could not commit the events (the cause is logged where it happened).
     #[error("Storage temporarily unavailable, retry later")]
     NotStored,
+    /// An event names another player than the request's player token.
+    #[error("This player token is for another player")]
+    OtherPlayer,
     /// A request body refused by `input::parse_body`, answered as that module words it.
     #[error(transparent)]
     Body(ApiError),
@@ -47,6 +50,7 @@ impl From<EventError> for ApiError {
             }
             EventError::OverQuota { current, limit } => quota::exceeded(current, limit),
             EventError::NotStored => ApiError::unavailable(error.to_string()),
+            EventError::OtherPlayer => ApiError::forbidden(error.to_string()),
             EventError::Body(error) => error,
             EventError::Cold(error) => ApiError::from(error),
         }

@@ -67,7 +67,9 @@ impl TrackApi {
         auth: ApiKeyAuth,
         body: Json<serde_json::Value>,
     ) -> poem::Result<Tracked> {
-        let accepted = service::track(&self.state, auth.0, body.0).await?;
+        auth.player_optional()?;
+        let player = auth.player().map(str::to_string);
+        let accepted = service::track(&self.state, auth.0, player.as_deref(), body.0).await?;
         let warnings = (!accepted.warnings.is_empty())
             .then(|| accepted.warnings.into_iter().map(violation_view).collect());
         Ok(Tracked::Accepted(Json(TrackAccepted {

@@ -26,12 +26,24 @@ pub struct Accepted {
 }
 
 #[tracing::instrument(skip_all, fields(game_id = %key.game_id))]
+/// `player`: the player of the request's player token, when it carries one: every event is
+/// then that player's (one without `player_id` gets it; one naming another is refused, 403).
 pub async fn track(
     state: &AppState,
     key: Arc<KeyContext>,
+    player: Option<&str>,
     body: Value,
 ) -> Result<Accepted, EventError> {
-    let incoming = input::parse_body(body).map_err(EventError::Body)?;
+    let mut incoming = input::parse_body(body).map_err(EventError::Body)?;
+    if let Some(player) = player {
+        for event in &mut incoming {
+            match &event.player_id {
+                None => event.player_id = Some(player.to_string()),
+                Some(named) if named == player => {}
+                Some(_) => return Err(EventError::OtherPlayer),
+            }
+        }
+    }
     let warnings = check_schemas(state, &key, &incoming).await?;
     let now = state.now();
     let rows: Vec<events::Model> = incoming

@@ -21,6 +21,7 @@ impl FunnelsApi {
     /// The funnels defined for the key's game.
     #[oai(path = "/", method = "get", operation_id = "listFunnels")]
     async fn list(&self, auth: ApiKeyAuth) -> poem::Result<Json<FunnelList>> {
+        auth.may_read_reports()?;
         let funnels = service::list(&self.state, auth.0.game_id).await?;
         Ok(Json(FunnelList {
             funnels: funnels.into_iter().map(funnel_view).collect(),
@@ -42,6 +43,7 @@ impl FunnelsApi {
         /// Count only events sent with `development` or `production` keys (default: both).
         environment: Query<Option<String>>,
     ) -> poem::Result<Json<FunnelReport>> {
+        auth.may_read_reports()?;
         // A malformed id names no funnel: 404 like an unknown one.
         let funnel_id = Uuid::parse_str(&funnel_id.0).map_err(|_| FunnelError::NotFound)?;
         let funnel = service::find(&self.state, auth.0.game_id, funnel_id).await?;

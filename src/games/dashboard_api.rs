@@ -38,9 +38,23 @@ pub struct UpdateGame {
     pub tier: Option<String>,
     /// `off`, `warn` or `enforce`: what happens to events that break their event schema.
     pub event_validation: Option<String>,
-    /// Admin only: requests per minute for each of this game's API keys (null = back to the
-    /// instance default).
+    /// Requests per minute for each of this game's API keys: the owner may set it up to
+    /// `max_rate_limit_per_minute`, the admin to anything; null (back to the instance default)
+    /// is the admin's.
     pub rate_limit_per_minute: MaybeUndefined<u32>,
+    /// Admin only: the most the owner may set `rate_limit_per_minute` and
+    /// `player_rate_limit_per_minute` to (null: the instance default).
+    pub max_rate_limit_per_minute: MaybeUndefined<u32>,
+    /// `off` (default: the key alone acts as any player), `optional` (player tokens are issued;
+    /// a request with one acts only as its player) or `required` (player-scoped routes also
+    /// refuse requests without one).
+    pub player_auth: Option<String>,
+    /// Whether a game key may read what is not about one player (funnel reports, the presence
+    /// list); default true.
+    pub key_reads: Option<bool>,
+    /// Requests per minute for each player token, beside the key's limit (null: 120). Owner up
+    /// to `max_rate_limit_per_minute`.
+    pub player_rate_limit_per_minute: MaybeUndefined<u32>,
     /// Web origins whose browser builds may call the game-side routes (CORS), e.g.
     /// `["https://mygame.example.com"]`, or `["*"]` for any; at most 20. Replaces the list;
     /// `[]` allows none (the default).
@@ -59,9 +73,26 @@ pub struct Game {
     pub rate_limit_per_minute: Option<u32>,
     /// Web origins whose browser builds may call the game-side routes (`*`: any).
     pub allowed_origins: Vec<String>,
+    /// The cap on the rate limits the owner may set; absent when the instance default applies.
+    pub max_rate_limit_per_minute: Option<u32>,
+    /// `off`, `optional` or `required`.
+    pub player_auth: String,
+    /// Whether a game key may read funnel reports and the presence list.
+    pub key_reads: bool,
+    /// Per-player-token rate limit; absent when the default (120) applies.
+    pub player_rate_limit_per_minute: Option<u32>,
+    /// Whether a secret for signed custom player ids has been made (`POST .../player-secret`).
+    pub player_secret_set: bool,
     /// The caller's role on this game.
     pub role: String,
     pub created_at: String,
+}
+
+/// The secret custom player ids are signed with: `signature` = hex HMAC-SHA256 of
+/// `"<custom_id>:<timestamp>"` under it (see `POST /v1/players/auth`).
+#[derive(Object)]
+pub struct PlayerSecret {
+    pub secret: String,
 }
 
 #[derive(Object)]
@@ -126,6 +157,11 @@ pub fn game_view(game: games::Model, role: Role) -> Game {
         tier: game.tier,
         event_validation: game.event_validation,
         rate_limit_per_minute: game.rate_limit_per_minute.map(|l| l.max(0) as u32),
+        max_rate_limit_per_minute: game.max_rate_limit_per_minute.map(|l| l.max(0) as u32),
+        player_auth: game.player_auth,
+        key_reads: game.key_reads,
+        player_rate_limit_per_minute: game.player_rate_limit_per_minute.map(|l| l.max(0) as u32),
+        player_secret_set: game.player_secret.is_some(),
         role: role.as_str().into(),
         created_at: timestamp(game.created_at),
     }
@@ -173,8 +209,8 @@ impl GamesApi {
         Ok(Json(game_view(access.game, access.role)))
     }
 
-    /// Rename a game, change its validation mode or allowed web origins (owner); tier and rate
-    /// limit (admin).
+    /// Rename a game, change its validation mode, allowed web origins, player identity and rate
+    /// limits up to the admin's cap (owner); tier, the cap, and resetting a limit (admin).
     #[oai(path = "/:game_id", method = "patch", operation_id = "updateGame")]
     async fn update(
         &self,
@@ -184,9 +220,30 @@ impl GamesApi {
     ) -> poem::Result<Json<Game>> {
         let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         let body = body.0;
-        if (body.tier.is_some() || !body.rate_limit_per_minute.is_undefined()) && !access.is_admin {
+        let admin_only = body.tier.is_some()
+            || !body.max_rate_limit_per_minute.is_undefined()
+            || body.rate_limit_per_minute.is_null()
+            || body.player_rate_limit_per_minute.is_null();
+        if admin_only && !access.is_admin {
             return Err(GameError::LimitsAdminOnly.into());
         }
+        let cap = access
+            .game
+            .max_rate_limit_per_minute
+            .map(|cap| cap.max(0) as u64)
+            .unwrap_or(self.state.settings.rate_limit_per_minute);
+        let limit = |field: &'static str, given: MaybeUndefined<u32>| -> Result<_, GameError> {
+            Ok(match given {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(value) => {
+                    if !access.is_admin && u64::from(value) > cap {
+                        return Err(GameError::AboveCap(field, cap));
+                    }
+                    Some(Some(service::parse_rate_limit(field, value)?))
+                }
+            })
+        };
         let changes = GameChanges {
             name: body.name.as_deref().map(service::parse_name).transpose()?,
             tier: body.tier.as_deref().map(service::parse_tier).transpose()?,
@@ -195,19 +252,50 @@ impl GamesApi {
                 .as_deref()
                 .map(service::parse_validation)
                 .transpose()?,
-            rate_limit_per_minute: match body.rate_limit_per_minute {
+            rate_limit_per_minute: limit("rate_limit_per_minute", body.rate_limit_per_minute)?,
+            player_rate_limit_per_minute: limit(
+                "player_rate_limit_per_minute",
+                body.player_rate_limit_per_minute,
+            )?,
+            max_rate_limit_per_minute: match body.max_rate_limit_per_minute {
                 MaybeUndefined::Undefined => None,
                 MaybeUndefined::Null => Some(None),
-                MaybeUndefined::Value(limit) => Some(Some(service::parse_rate_limit(limit)?)),
+                MaybeUndefined::Value(cap) => Some(Some(service::parse_rate_limit(
+                    "max_rate_limit_per_minute",
+                    cap,
+                )?)),
             },
             allowed_origins: body
                 .allowed_origins
                 .as_deref()
                 .map(service::parse_origins)
                 .transpose()?,
+            player_auth: body
+                .player_auth
+                .as_deref()
+                .map(service::parse_player_auth)
+                .transpose()?,
+            key_reads: body.key_reads,
         };
         let game = service::update(&self.state, access.game, changes).await?;
         Ok(Json(game_view(game, access.role)))
+    }
+
+    /// Make a new secret for the studio's backend to sign custom player ids with (owner),
+    /// replacing the old one. Shown once: keep it on the studio's servers, never in the game.
+    #[oai(
+        path = "/:game_id/player-secret",
+        method = "post",
+        operation_id = "rotatePlayerSecret"
+    )]
+    async fn rotate_player_secret(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+    ) -> poem::Result<Json<PlayerSecret>> {
+        let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        let secret = service::rotate_player_secret(&self.state, access.game).await?;
+        Ok(Json(PlayerSecret { secret }))
     }
 
     /// Delete a game and everything stored for it (owner).

@@ -18,8 +18,10 @@ pub enum GameError {
     RoleNeeded(Role),
     #[error("Only the instance admin can set a paid tier")]
     PaidTierAdminOnly,
-    #[error("Only the instance admin can change tier or rate limit")]
+    #[error("Only the instance admin can change the tier, the cap on rate limits, or reset a rate limit")]
     LimitsAdminOnly,
+    #[error("{0} may be at most {1}, the most the instance admin allows this game (max_rate_limit_per_minute)")]
+    AboveCap(&'static str, u64),
     #[error("No such member")]
     NoSuchMember,
     #[error("That account is already a member of this game")]
@@ -49,7 +51,8 @@ impl From<GameError> for ApiError {
             GameError::NoAccess
             | GameError::RoleNeeded(_)
             | GameError::PaidTierAdminOnly
-            | GameError::LimitsAdminOnly => ApiError::forbidden(error.to_string()),
+            | GameError::LimitsAdminOnly
+            | GameError::AboveCap(..) => ApiError::forbidden(error.to_string()),
             GameError::NoSuchMember | GameError::NoSuchKey => {
                 ApiError::not_found(error.to_string())
             }

@@ -1,7 +1,7 @@
 //! Game records: tiers, validation mode, per-game rate limit, membership and API keys.
 use super::{access::Role, GameError};
 use crate::{
-    auth::{api_key, sha256_hex},
+    auth::{api_key, player_token::PlayerAuth, sha256_hex},
     query::ENVIRONMENTS,
     state::AppState,
 };
@@ -97,6 +97,11 @@ pub async fn create(
         rate_limit_per_minute: None,
         allowed_origins: None,
         created_at: now,
+        player_auth: PlayerAuth::Off.as_str().into(),
+        player_secret: None,
+        key_reads: true,
+        player_rate_limit_per_minute: None,
+        max_rate_limit_per_minute: None,
     };
     let txn = state.db.begin().await?;
     games::Entity::insert(games::ActiveModel::from(game.clone()))
@@ -138,12 +143,32 @@ pub async fn list_for(
         .collect())
 }
 
-/// A per-key rate limit as the dashboard sends it: positive, capped to what is stored.
-pub fn parse_rate_limit(raw: u32) -> Result<i32, GameError> {
+/// A rate limit (`field`) as the dashboard sends it: positive, capped to what is stored.
+pub fn parse_rate_limit(field: &str, raw: u32) -> Result<i32, GameError> {
     if raw == 0 {
-        return Err(GameError::invalid("rate_limit_per_minute must be positive"));
+        return Err(GameError::invalid(format!("{field} must be positive")));
     }
     Ok(raw.min(i32::MAX as u32) as i32)
+}
+
+pub fn parse_player_auth(raw: &str) -> Result<String, GameError> {
+    PlayerAuth::parse(raw)
+        .map(|mode| mode.as_str().to_string())
+        .ok_or_else(|| GameError::invalid("player_auth must be one of: off, optional, required"))
+}
+
+/// A new secret for the studio's backend to sign custom player ids with; the old one stops
+/// working at once (on every node within the key cache's time).
+pub async fn rotate_player_secret(
+    state: &AppState,
+    game: games::Model,
+) -> Result<String, GameError> {
+    let secret = format!("pts_{}", crate::auth::random_hex(32));
+    let mut row: games::ActiveModel = game.into();
+    row.player_secret = Set(Some(secret.clone()));
+    let updated = row.update(&state.db).await?;
+    state.game_changed(updated.id).await;
+    Ok(secret)
 }
 
 /// The fields of a game to change, each already checked; `None` leaves a field as it is.
@@ -156,6 +181,12 @@ pub struct GameChanges {
     pub rate_limit_per_minute: Option<Option<i32>>,
     /// `Some(None)` allows no origin.
     pub allowed_origins: Option<Option<String>>,
+    pub player_auth: Option<String>,
+    pub key_reads: Option<bool>,
+    /// `Some(None)` goes back to the default.
+    pub player_rate_limit_per_minute: Option<Option<i32>>,
+    /// `Some(None)` goes back to the instance default.
+    pub max_rate_limit_per_minute: Option<Option<i32>>,
 }
 
 pub async fn update(
@@ -178,6 +209,18 @@ pub async fn update(
     }
     if let Some(origins) = changes.allowed_origins {
         row.allowed_origins = Set(origins);
+    }
+    if let Some(mode) = changes.player_auth {
+        row.player_auth = Set(mode);
+    }
+    if let Some(key_reads) = changes.key_reads {
+        row.key_reads = Set(key_reads);
+    }
+    if let Some(limit) = changes.player_rate_limit_per_minute {
+        row.player_rate_limit_per_minute = Set(limit);
+    }
+    if let Some(cap) = changes.max_rate_limit_per_minute {
+        row.max_rate_limit_per_minute = Set(cap);
     }
     let updated = row.update(&state.db).await?;
     state.game_changed(updated.id).await;

@@ -29,6 +29,8 @@ pub enum ApiTags {
     Alerts,
     /// Cloud saves.
     Saves,
+    /// Player identity: sign-in, linked identities, player tokens.
+    Players,
 }
 
 /// RFC 3339 UTC with a `Z`, e.g. `2026-11-21T10:00:00Z`.

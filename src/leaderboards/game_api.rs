@@ -183,6 +183,7 @@ impl LeaderboardsApi {
             body.score.0,
             body.metadata,
         )?;
+        auth.acts_as(submission.player_id.as_str())?;
         let standing = service::submit(&self.state, auth.0.game_id, &name, submission).await?;
         Ok(Json(submitted_view(&name, standing)))
     }
@@ -217,6 +218,7 @@ impl LeaderboardsApi {
             body.score.0,
             body.metadata,
         )?;
+        auth.acts_as(submission.player_id.as_str())?;
         let standing = service::submit(&self.state, auth.0.game_id, &name, submission).await?;
         Ok(Json(submitted_view(&name, standing)))
     }

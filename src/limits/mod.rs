@@ -2,7 +2,12 @@
 //! IP), the hot store counts the fixed one-minute window, and every answer carries the
 //! `X-RateLimit-*` headers. The caller's identity is left in the request for the extractors.
 use crate::{
-    auth::{schemes::API_KEY_HEADER, Identity},
+    auth::{
+        api_key::KeyContext,
+        player_token::{PlayerAuth, PLAYER_TOKEN_HEADER},
+        schemes::API_KEY_HEADER,
+        Identity,
+    },
     error::{into_json_response, ApiError},
     state::AppState,
 };
@@ -62,7 +67,7 @@ impl<E: Endpoint> Endpoint for RateLimitEndpoint<E> {
             Ok(identity) => identity,
             Err(error) => return Ok(error.as_response_json()),
         };
-        let (bucket, limit) = bucket_of(&self.state, &identity, &req);
+        let buckets = buckets_of(&self.state, &identity, &req);
         req.extensions_mut().insert(identity);
         if exempt {
             return Ok(respond(
@@ -70,26 +75,41 @@ impl<E: Endpoint> Endpoint for RateLimitEndpoint<E> {
             ));
         }
 
-        let window = match self
-            .windows
-            .hit(&bucket, limit, WINDOW_SECS, self.state.now())
-            .await
-        {
-            Ok(window) => Some(window),
-            Err(error) => {
-                // Failing open keeps the game running while the hot store recovers; readiness
-                // reports the outage.
-                tracing::warn!(error.cause_chain = ?error, "rate limiter unavailable; request let through");
-                None
+        // The window with the fewest requests left speaks for the request (and its headers).
+        let mut tightest = None;
+        for (bucket, limit) in &buckets {
+            match self
+                .windows
+                .hit(bucket, *limit, WINDOW_SECS, self.state.now())
+                .await
+            {
+                Ok(window) => {
+                    let remaining = limit.saturating_sub(window.count);
+                    let over = window.count > *limit;
+                    let tighter = match &tightest {
+                        None => true,
+                        Some((_, _, seen_remaining, seen_over)) => {
+                            (over && !seen_over)
+                                || (over == *seen_over && remaining < *seen_remaining)
+                        }
+                    };
+                    if tighter {
+                        tightest = Some((window, *limit, remaining, over));
+                    }
+                }
+                Err(error) => {
+                    // Failing open keeps the game running while the hot store recovers;
+                    // readiness reports the outage.
+                    tracing::warn!(error.cause_chain = ?error, "rate limiter unavailable; request let through");
+                }
             }
-        };
-        let Some(window) = window else {
+        }
+        let Some((window, limit, remaining, over)) = tightest else {
             return Ok(respond(
                 self.inner.call(req).await.map(IntoResponse::into_response),
             ));
         };
-        let remaining = limit.saturating_sub(window.count);
-        let mut response = if window.count > limit {
+        let mut response = if over {
             let mut error = ApiError::new(StatusCode::TOO_MANY_REQUESTS, "Too Many Requests")
                 .with("statusCode", 429)
                 .with(
@@ -138,7 +158,7 @@ async fn identify(state: &AppState, req: &Request) -> Result<Identity, ApiError>
             return Ok(Identity::Anonymous);
         }
         return Ok(match state.keys.resolve(&state.db, raw_key).await? {
-            Some(context) => Identity::GameKey(context),
+            Some(context) => with_player(state, req, context),
             None => Identity::InvalidKey,
         });
     }
@@ -161,6 +181,28 @@ async fn identify(state: &AppState, req: &Request) -> Result<Identity, ApiError>
     })
 }
 
+/// A valid key's identity with the player of its `x-player-token`, when the game has player
+/// identity on (with `off` the header is ignored: the key acts as any player, as always).
+fn with_player(state: &AppState, req: &Request, context: Arc<KeyContext>) -> Identity {
+    let token = req
+        .headers()
+        .get(PLAYER_TOKEN_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|token| !token.is_empty());
+    let Some(token) = token.filter(|_| context.player_auth != PlayerAuth::Off) else {
+        return Identity::GameKey(context, None);
+    };
+    match state.jwt.players.verify(token, state.now()) {
+        Ok(claim) if claim.game_id == context.game_id => Identity::GameKey(context, Some(claim)),
+        Ok(_) => Identity::BadPlayerToken(
+            context,
+            ApiError::unauthorized("This player token is for another game"),
+        ),
+        Err(error) => Identity::BadPlayerToken(context, error),
+    }
+}
+
 /// WebSocket clients in browsers cannot set headers, so the stream also takes `?access_token=`.
 fn access_token_param(req: &Request) -> Option<String> {
     let query = req.uri().query()?;
@@ -170,15 +212,36 @@ fn access_token_param(req: &Request) -> Option<String> {
     })
 }
 
-fn bucket_of(state: &AppState, identity: &Identity, req: &Request) -> (String, u64) {
+/// A request with a player token counts against its player's bucket as well as its key's, so
+/// one noisy player cannot use up the game's requests.
+pub const DEFAULT_PLAYER_RATE_LIMIT_PER_MINUTE: u64 = 120;
+
+/// The buckets a request counts against, with their limits: its key's (or user's, or IP's),
+/// and its player's when it carries a player token.
+fn buckets_of(state: &AppState, identity: &Identity, req: &Request) -> Vec<(String, u64)> {
     let default = state.settings.rate_limit_per_minute;
     match identity {
-        Identity::GameKey(context) => (
+        Identity::GameKey(context, player) => {
+            let mut buckets = vec![(
+                format!("key:{}", context.key_id),
+                context.rate_limit_per_minute.unwrap_or(default),
+            )];
+            if let Some(claim) = player {
+                buckets.push((
+                    format!("player:{}:{}", context.game_id, claim.player_id),
+                    context
+                        .player_rate_limit_per_minute
+                        .unwrap_or(DEFAULT_PLAYER_RATE_LIMIT_PER_MINUTE),
+                ));
+            }
+            buckets
+        }
+        Identity::BadPlayerToken(context, _) => vec![(
             format!("key:{}", context.key_id),
             context.rate_limit_per_minute.unwrap_or(default),
-        ),
-        Identity::User(user_id) => (format!("user:{user_id}"), default),
-        _ => (format!("ip:{}", client_ip(state, req)), default),
+        )],
+        Identity::User(user_id) => vec![(format!("user:{user_id}"), default)],
+        _ => vec![(format!("ip:{}", client_ip(state, req)), default)],
     }
 }
 

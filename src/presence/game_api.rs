@@ -87,10 +87,12 @@ impl PresenceApi {
         body: Json<SetActivity>,
     ) -> poem::Result<Json<Success>> {
         let body = body.0;
+        let player_id = PlayerId::parse(&body.player_id)
+            .map_err(PresenceError::from)?
+            .into_string();
+        auth.acts_as(&player_id)?;
         let entry = PresenceEntry {
-            player_id: PlayerId::parse(&body.player_id)
-                .map_err(PresenceError::from)?
-                .into_string(),
+            player_id,
             session_id: parse_session_id(body.session_id)?,
             status: parse_status(body.status.as_deref())?,
             activity: parse_activity(&body.activity)?,
@@ -120,6 +122,7 @@ impl PresenceApi {
         let player_id = PlayerId::parse(&body.player_id)
             .map_err(PresenceError::from)?
             .into_string();
+        auth.acts_as(&player_id)?;
         self.state
             .hot
             .presence
@@ -146,6 +149,7 @@ impl PresenceApi {
         limit: Query<Option<i64>>,
         offset: Query<Option<i64>>,
     ) -> poem::Result<Json<PresenceList>> {
+        auth.may_read_reports()?;
         let status = status
             .0
             .as_deref()

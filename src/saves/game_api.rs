@@ -148,6 +148,7 @@ impl SavesApi {
         body: Json<SaveWrite>,
     ) -> poem::Result<SaveWritten> {
         let key = save_key(auth.0.game_id, &player_id, &slot)?;
+        auth.acts_as(key.player.as_str())?;
         let written = match SaveData::parse(&body.data.0) {
             Ok(data) => {
                 service::write(&self.state.db, &key, data, body.version, self.state.now()).await
@@ -183,6 +184,7 @@ impl SavesApi {
         slot: Path<String>,
     ) -> poem::Result<SaveRead> {
         let key = save_key(auth.0.game_id, &player_id, &slot)?;
+        auth.acts_as(key.player.as_str())?;
         let save = service::read(&self.state.db, &key)
             .await
             .map_err(ApiError::from)?;
@@ -204,6 +206,7 @@ impl SavesApi {
         version: Query<Option<i64>>,
     ) -> poem::Result<SaveDeleted> {
         let key = save_key(auth.0.game_id, &player_id, &slot)?;
+        auth.acts_as(key.player.as_str())?;
         match service::delete(&self.state.db, &key, version.0).await {
             Ok(()) => Ok(SaveDeleted::NoContent),
             Err(error @ SaveError::VersionConflict { stored }) => {
@@ -221,6 +224,7 @@ impl SavesApi {
         player_id: Path<String>,
     ) -> poem::Result<Json<SlotList>> {
         let player = PlayerId::parse(&player_id).map_err(ApiError::from)?;
+        auth.acts_as(player.as_str())?;
         let slots = service::list(&self.state.db, auth.0.game_id, &player)
             .await
             .map_err(ApiError::from)?;

@@ -23,6 +23,7 @@ mod leaderboards;
 mod limits;
 mod nodes;
 mod openapi;
+mod players;
 mod presence;
 mod proxy;
 mod saves;

@@ -171,10 +171,30 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a game, change its validation mode or allowed web origins (owner); tier and rate
-         *     limit (admin).
+         * Rename a game, change its validation mode, allowed web origins, player identity and rate
+         *     limits up to the admin's cap (owner); tier, the cap, and resetting a limit (admin).
          */
         patch: operations["updateGame"];
+        trace?: never;
+    };
+    "/v1/games/{game_id}/player-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a new secret for the studio's backend to sign custom player ids with (owner),
+         *     replacing the old one. Shown once: keep it on the studio's servers, never in the game.
+         */
+        post: operations["rotatePlayerSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/games/{game_id}/members": {
@@ -1140,6 +1160,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/auth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a player in (games with `player_auth` `optional` or `required`; 403 when `off`).
+         *     A new identity makes a new player; a known one answers its player. The token is valid
+         *     for an hour.
+         */
+        post: operations["signInPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link another identity to the token's player (say the account id after a device
+         *     sign-in), so that signing in with either gives the same player. 409 when the identity
+         *     is another player's.
+         */
+        post: operations["linkPlayerIdentity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A fresh token for the player of a still valid one. */
+        post: operations["refreshPlayerToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1600,6 +1679,22 @@ export interface components {
             rate_limit_per_minute?: number;
             /** @description Web origins whose browser builds may call the game-side routes (`*`: any). */
             allowed_origins: string[];
+            /**
+             * Format: uint32
+             * @description The cap on the rate limits the owner may set; absent when the instance default applies.
+             */
+            max_rate_limit_per_minute?: number;
+            /** @description `off`, `optional` or `required`. */
+            player_auth: string;
+            /** @description Whether a game key may read funnel reports and the presence list. */
+            key_reads: boolean;
+            /**
+             * Format: uint32
+             * @description Per-player-token rate limit; absent when the default (120) applies.
+             */
+            player_rate_limit_per_minute?: number;
+            /** @description Whether a secret for signed custom player ids has been made (`POST .../player-secret`). */
+            player_secret_set: boolean;
             /** @description The caller's role on this game. */
             role: string;
             created_at: string;
@@ -1618,6 +1713,12 @@ export interface components {
         /** Health */
         Health: {
             status: string;
+        };
+        /** IdentityLinked */
+        IdentityLinked: {
+            player_id: string;
+            /** @description False when the identity was already this player's. */
+            linked: boolean;
         };
         /** InviteMember */
         InviteMember: {
@@ -1804,6 +1905,55 @@ export interface components {
              * @description Entries of the player removed from the board (all periods).
              */
             removed_entries: number;
+        };
+        /**
+         * PlayerIdentity
+         * @description Who the player is: a device id, or a custom id signed by the studio's backend.
+         */
+        PlayerIdentity: {
+            /**
+             * @description A random id the game makes once and keeps on the device (16 to 128 characters): whoever
+             *     holds it signs in as its player, so keep it as private as a password.
+             */
+            device_id?: string;
+            /**
+             * @description The studio's own id for the player (1 to 128 characters), with `timestamp` and
+             *     `signature` from the studio's backend.
+             */
+            custom_id?: string;
+            /**
+             * Format: int64
+             * @description Unix seconds when the backend signed; accepted within 10 minutes of the server's clock.
+             */
+            timestamp?: number;
+            /** @description Hex HMAC-SHA256 of `"<custom_id>:<timestamp>"` under the game's player secret. */
+            signature?: string;
+        };
+        /**
+         * PlayerSecret
+         * @description The secret custom player ids are signed with: `signature` = hex HMAC-SHA256 of
+         *     `"<custom_id>:<timestamp>"` under it (see `POST /v1/players/auth`).
+         */
+        PlayerSecret: {
+            secret: string;
+        };
+        /**
+         * PlayerSession
+         * @description A player token and the player it stands for.
+         */
+        PlayerSession: {
+            /** @description Send it as `x-player-token` beside the game key. */
+            token: string;
+            player_id: string;
+            /** @description When the token stops working: refresh it before (`POST /v1/players/refresh`). */
+            expires_at: string;
+            /**
+             * Format: int64
+             * @description Seconds from now until `expires_at`.
+             */
+            expires_in: number;
+            /** @description True when this sign-in made the player (a new identity). */
+            created: boolean;
         };
         /** PlayerStanding */
         PlayerStanding: {
@@ -2115,6 +2265,11 @@ export interface components {
              *     the public board until a moderator approves it.
              */
             status: string;
+            /**
+             * @description The board's order: `higher` (higher scores are better) or `lower`. A client keeping
+             *     scores back (the 5-second throttle) uses it to know which of two scores is better.
+             */
+            order: string;
         };
         /** Success */
         Success: {
@@ -2201,10 +2356,34 @@ export interface components {
             event_validation?: string;
             /**
              * Format: uint32
-             * @description Admin only: requests per minute for each of this game's API keys (null = back to the
-             *     instance default).
+             * @description Requests per minute for each of this game's API keys: the owner may set it up to
+             *     `max_rate_limit_per_minute`, the admin to anything; null (back to the instance default)
+             *     is the admin's.
              */
             rate_limit_per_minute?: number;
+            /**
+             * Format: uint32
+             * @description Admin only: the most the owner may set `rate_limit_per_minute` and
+             *     `player_rate_limit_per_minute` to (null: the instance default).
+             */
+            max_rate_limit_per_minute?: number;
+            /**
+             * @description `off` (default: the key alone acts as any player), `optional` (player tokens are issued;
+             *     a request with one acts only as its player) or `required` (player-scoped routes also
+             *     refuse requests without one).
+             */
+            player_auth?: string;
+            /**
+             * @description Whether a game key may read what is not about one player (funnel reports, the presence
+             *     list); default true.
+             */
+            key_reads?: boolean;
+            /**
+             * Format: uint32
+             * @description Requests per minute for each player token, beside the key's limit (null: 120). Owner up
+             *     to `max_rate_limit_per_minute`.
+             */
+            player_rate_limit_per_minute?: number;
             /**
              * @description Web origins whose browser builds may call the game-side routes (CORS), e.g.
              *     `["https://mygame.example.com"]`, or `["*"]` for any; at most 20. Replaces the list;
@@ -2524,6 +2703,27 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Game"];
+                };
+            };
+        };
+    };
+    rotatePlayerSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["PlayerSecret"];
                 };
             };
         };
@@ -4226,6 +4426,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    signInPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["PlayerIdentity"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["PlayerSession"];
+                };
+            };
+        };
+    };
+    linkPlayerIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["PlayerIdentity"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["IdentityLinked"];
+                };
+            };
+        };
+    };
+    refreshPlayerToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["PlayerSession"];
+                };
             };
         };
     };

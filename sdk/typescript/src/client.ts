@@ -7,6 +7,7 @@ import { uuid } from './ids.js';
 import { Persisted } from './persist.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
 import { SCORE_WINDOW_MS, ScoreThrottle, type ScoreOptions } from './scores.js';
+import { PlayerSession, type PlayerAuth, type PlayerIdentity } from './session.js';
 import { memoryStorage, storageName, type StorageAdapter } from './storage.js';
 import { segment, Transport, type Fetch, type RequestOptions } from './transport.js';
 import type {
@@ -45,6 +46,12 @@ export interface PlaytraceOptions {
   apiKey: string;
   /** The player; may be set later with `setPlayer`. */
   playerId?: string;
+  /**
+   * Sign the player in (games with player identity on): `'device'`, a custom identity signed
+   * by the studio's backend, or a function answering one. The client then sends a player token
+   * with every call and its player is the one the service answers (see `signIn`).
+   */
+  playerAuth?: PlayerAuth;
   /** Where the queue lives between runs (default: localStorage in browsers, a file in Node). */
   storage?: StorageAdapter;
   /** Told about dropped events, the quota, refused keys and calls that failed for good. */
@@ -105,6 +112,7 @@ export class Playtrace {
   /** The last write of each save slot, so that writes of one slot go one after another. */
   private readonly saveWrites = new Map<string, Promise<unknown>>();
   private readonly removeListeners: () => void;
+  private readonly identity?: PlayerSession;
 
   constructor(options: PlaytraceOptions) {
     if (!options?.baseUrl) throw new TypeError('init needs baseUrl, the address of the playtrace node');
@@ -126,6 +134,12 @@ export class Playtrace {
     const name = storageName(this.transport.baseUrl, options.apiKey);
     const backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
     const persistDelayMs = Math.max(0, options.persistDelayMs ?? 1_000);
+    if (options.playerAuth) {
+      this.identity = new PlayerSession(this.transport, storage, `${name}.device`, this.clock, options.playerAuth, (id) => {
+        this.player = id;
+      });
+      this.transport.tokens = this.identity;
+    }
     this.queue = new EventQueue({
       transport: this.transport,
       clock: this.clock,
@@ -184,6 +198,22 @@ export class Playtrace {
     this.player = playerId;
   }
 
+  /**
+   * Signs the player in now (with `playerAuth`) and answers the player id the service gave;
+   * otherwise the first call signs in on its own.
+   */
+  async signIn(): Promise<string> {
+    if (!this.identity) throw new TypeError('signIn needs init({ playerAuth })');
+    await this.identity.signIn();
+    return this.player!;
+  }
+
+  /** Links another identity to the signed-in player, so that it signs in as the same player. */
+  async linkIdentity(identity: PlayerIdentity): Promise<{ player_id: string; linked: boolean }> {
+    if (!this.identity) throw new TypeError('linkIdentity needs init({ playerAuth })');
+    return this.identity.link(identity);
+  }
+
   /** This run's session id; a new one after `sessionIdleMs` without a call. */
   get sessionId(): string {
     return this.touch();
@@ -232,9 +262,9 @@ export class Playtrace {
    * seconds of the last send waits for the window's end (only the best waiting one is sent).
    * Answers the entry as it stands once the score (or a better one) is stored.
    */
-  submitScore(board: string, score: number, options: ScoreOptions = {}): Promise<SubmittedEntry> {
+  async submitScore(board: string, score: number, options: ScoreOptions = {}): Promise<SubmittedEntry> {
     this.touch();
-    return this.scores.submit(board, score, this.playerOf(options.playerId, 'submitScore'), options);
+    return this.scores.submit(board, score, await this.playerFor(options.playerId, 'submitScore'), options);
   }
 
   /** A page of a board, ranked (`limit` 1 to 100, default 50). */
@@ -244,7 +274,7 @@ export class Playtrace {
 
   /** The player's rank and the entries around it; null when the player has no entry. */
   async getStanding(board: string, options: { playerId?: string; around?: number; period?: string } = {}): Promise<PlayerStanding | null> {
-    const player = this.playerOf(options.playerId, 'getStanding');
+    const player = await this.playerFor(options.playerId, 'getStanding');
     return this.getOrNull<PlayerStanding>(`/v1/leaderboards/${segment(board)}/players/${segment(player)}`, {
       around: options.around,
       period: options.period,
@@ -254,7 +284,7 @@ export class Playtrace {
   // ---- achievements ---------------------------------------------------------------------
 
   async unlockAchievement(key: string, options: { playerId?: string } = {}): Promise<UnlockResult> {
-    const player = this.playerOf(options.playerId, 'unlockAchievement');
+    const player = await this.playerFor(options.playerId, 'unlockAchievement');
     this.touch();
     return this.call<UnlockResult>('POST', '/v1/achievements/unlock', { body: { achievement_key: key, player_id: player } });
   }
@@ -275,7 +305,7 @@ export class Playtrace {
     activity: string,
     options: { status?: ActivityStatus; details?: { [key: string]: Json }; playerId?: string } = {},
   ): Promise<void> {
-    const player = this.playerOf(options.playerId, 'setActivity');
+    const player = await this.playerFor(options.playerId, 'setActivity');
     this.stopHeartbeat();
     const body: Record<string, unknown> = { player_id: player, activity, session_id: this.touch() };
     if (options.status) body.status = options.status;
@@ -289,7 +319,7 @@ export class Playtrace {
 
   /** Clears the player's activity (they show offline) and stops the heartbeat. */
   async clearActivity(options: { playerId?: string } = {}): Promise<void> {
-    const player = this.playerOf(options.playerId, 'clearActivity');
+    const player = await this.playerFor(options.playerId, 'clearActivity');
     this.stopHeartbeat();
     this.activity = undefined;
     await this.call('DELETE', '/v1/activity', { body: { player_id: player } });
@@ -297,7 +327,7 @@ export class Playtrace {
 
   /** A player's presence (the client's player by default); null when never seen. */
   async getPresence(playerId?: string): Promise<PresenceItem | null> {
-    return this.getOrNull<PresenceItem>(`/v1/presence/${segment(this.playerOf(playerId, 'getPresence'))}`);
+    return this.getOrNull<PresenceItem>(`/v1/presence/${segment(await this.playerFor(playerId, 'getPresence'))}`);
   }
 
   async listPresence(options: { status?: ActivityStatus | 'offline' } = {}): Promise<PresenceList> {
@@ -332,7 +362,7 @@ export class Playtrace {
 
   /** A save slot, or null when the player has none by that name. Remembers its version. */
   async loadSave(slot: string, options: { playerId?: string } = {}): Promise<Save | null> {
-    const player = this.playerOf(options.playerId, 'loadSave');
+    const player = await this.playerFor(options.playerId, 'loadSave');
     const save = await this.getOrNull<Save>(savePath(player, slot));
     this.saveVersions.set(JSON.stringify([player, slot]), save?.version ?? 0);
     return save;
@@ -344,12 +374,12 @@ export class Playtrace {
    * (this call's, else init's) gets the stored copy and answers what to write instead; without
    * one, or when it answers undefined, the call fails with SaveConflictError holding the copy.
    */
-  writeSave(
+  async writeSave(
     slot: string,
     data: Json,
     options: { playerId?: string; version?: number; onConflict?: SaveConflictHandler } = {},
   ): Promise<SaveReceipt> {
-    const player = this.playerOf(options.playerId, 'writeSave');
+    const player = await this.playerFor(options.playerId, 'writeSave');
     const known = JSON.stringify([player, slot]);
     // Writes of one slot wait for each other: each goes as of the version the last one made.
     const previous = this.saveWrites.get(known) ?? Promise.resolve();
@@ -393,13 +423,13 @@ export class Playtrace {
 
   /** Deletes a save slot (only while it still has `version`, when given). */
   async deleteSave(slot: string, options: { playerId?: string; version?: number } = {}): Promise<void> {
-    const player = this.playerOf(options.playerId, 'deleteSave');
+    const player = await this.playerFor(options.playerId, 'deleteSave');
     await this.call('DELETE', savePath(player, slot), { query: { version: options.version } });
     this.saveVersions.delete(JSON.stringify([player, slot]));
   }
 
   async listSaves(options: { playerId?: string } = {}): Promise<SlotList> {
-    return this.get<SlotList>(`/v1/saves/${segment(this.playerOf(options.playerId, 'listSaves'))}`);
+    return this.get<SlotList>(`/v1/saves/${segment(await this.playerFor(options.playerId, 'listSaves'))}`);
   }
 
   // ---- funnels --------------------------------------------------------------------------
@@ -437,6 +467,12 @@ export class Playtrace {
     if (now - this.session.lastActive > (this.options.sessionIdleMs ?? 30 * 60_000)) this.session.id = uuid();
     this.session.lastActive = now;
     return this.session.id;
+  }
+
+  /** `playerOf`, after signing in first when the game signs its players in. */
+  private async playerFor(given: string | undefined, operation: string): Promise<string> {
+    if (given === undefined && this.player === undefined && this.identity) await this.identity.get();
+    return this.playerOf(given, operation);
   }
 
   private playerOf(given: string | undefined, operation: string): string {

@@ -19,6 +19,16 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Let the request outlive the page (browsers; the body must stay under 64 KiB). */
   keepalive?: boolean;
+  /** Without the player token (the sign-in routes set theirs themselves). */
+  bare?: boolean;
+}
+
+/** Where the player token comes from, when the game signs its players in. */
+export interface TokenSource {
+  get(): Promise<string>;
+  /** The token held now, without waiting. */
+  current(): string | undefined;
+  refused(token: string): void;
 }
 
 export interface Answer<T> {
@@ -32,6 +42,8 @@ export class Transport {
   private readonly apiKey: string;
   private readonly fetch: Fetch;
   private readonly timeoutMs: number;
+  /** Set by the client when the game signs its players in. */
+  tokens?: TokenSource;
 
   constructor(options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -47,6 +59,22 @@ export class Transport {
    * PlaytraceError for other statuses and NetworkError when no answer came.
    */
   async request<T>(method: string, path: string, options: RequestOptions = {}, accept: number[] = []): Promise<Answer<T>> {
+    if (!this.tokens || options.bare) return this.exchange<T>(method, path, options, accept);
+    // With player identity: the token beside the key; one that has just expired or been
+    // refused is replaced (signing in again) and the request sent once more.
+    const token = options.keepalive ? this.tokens.current() : await this.tokens.get();
+    const withToken = (value: string | undefined) => ({ ...options, headers: { ...options.headers, ...(value ? { 'x-player-token': value } : {}) } });
+    try {
+      return await this.exchange<T>(method, path, withToken(token), accept);
+    } catch (error) {
+      const stale = error instanceof PlaytraceError && error.status === 401 && /token/i.test(error.body.error ?? '');
+      if (!stale || !token || options.keepalive) throw error;
+      this.tokens.refused(token);
+      return this.exchange<T>(method, path, withToken(await this.tokens.get()), accept);
+    }
+  }
+
+  private async exchange<T>(method: string, path: string, options: RequestOptions, accept: number[]): Promise<Answer<T>> {
     const headers: Record<string, string> = { 'x-game-api-key': this.apiKey, ...options.headers };
     let body: string | undefined;
     if (options.body !== undefined) {

@@ -134,7 +134,7 @@ describe('one-shot calls', () => {
   it('need a player, from init, setPlayer or the call', async () => {
     const clock = new FakeClock();
     const game = client(clock, fakeService(clock), { playerId: undefined });
-    assert.throws(() => game.submitScore('arena', 1), /needs a player/);
+    await assert.rejects(game.submitScore('arena', 1), /needs a player/);
     game.setPlayer('zoe');
     game.track('hello');
     const stats = await game.flush();
@@ -167,5 +167,38 @@ describe('lifecycle', () => {
     const [a, b] = await Promise.all([game.writeSave('s', { n: 1 }), game.writeSave('s', { n: 2 })]);
     assert.deepEqual([a.version, b.version], [1, 2]);
     assert.deepEqual(service.requests.at(-1).body.data, { n: 2 });
+  });
+});
+
+describe('player identity', () => {
+  it('signs in with a device id kept in storage, sends the token, and signs in again when it expired', async () => {
+    const clock = new FakeClock();
+    const storage = memoryStorage();
+    let issued = 0;
+    const valid = new Set();
+    const service = fakeService(clock, (request) => {
+      if (request.path === '/v1/players/auth') {
+        const token = `token-${++issued}`;
+        valid.add(token);
+        return { status: 200, body: { token, player_id: `player-of-${request.body.device_id}`, expires_at: '', expires_in: 3600, created: issued === 1 } };
+      }
+      if (!valid.has(request.headers['x-player-token'])) return { status: 401, body: { error: 'Token expired' } };
+    });
+    const game = client(clock, service, { storage, playerId: undefined, playerAuth: 'device' });
+    const player = await game.signIn();
+    assert.match(player, /^player-of-[0-9a-f-]{36}$/);
+    assert.equal(game.playerId, player);
+    await game.unlockAchievement('first');
+    const unlock = service.requests.at(-1);
+    assert.deepEqual([unlock.headers['x-player-token'], unlock.body.player_id], ['token-1', player]);
+
+    valid.clear(); // the service no longer takes token-1
+    await game.unlockAchievement('second');
+    const retried = service.requests.filter((r) => r.path === '/v1/achievements/unlock').at(-1);
+    assert.equal(retried.headers['x-player-token'], 'token-2', 'signed in again and sent once more');
+
+    // The next run of the game on this device is the same player.
+    const next = client(clock, service, { storage, playerId: undefined, playerAuth: 'device' });
+    assert.equal(await next.signIn(), player);
   });
 });
