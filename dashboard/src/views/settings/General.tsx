@@ -1,46 +1,17 @@
 // General settings of a game: name, event validation, the web origins of browser builds, the
-// plan (tier, quota, rate limit; changed by the instance admin) and deleting the game.
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+// plan (tier, quota, rate limit; changed by the instance admin), player identity and deleting
+// the game.
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
-import { api, unwrap, type Schemas } from '../../api/client';
+import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth';
 import { useGame } from '../../GameShell';
 import { Badge, Card, CopyButton, ErrorMessage, Field, SubmitButton } from '../../ui/components';
 import { formatNumber, formatTime } from '../../ui/format';
 import { useAction } from '../../ui/useLoad';
+import { PlayerIdentity } from './PlayerIdentity';
+import { Saved, useSaveGame, type Changes } from './saveGame';
 import { announceGamesChanged, roleLabel, TIERS, tierLabel, VALIDATION_MODES } from './shared';
-
-type Game = Schemas['Game'];
-type Changes = Schemas['UpdateGame'];
-
-/** PATCH the current game; the answer replaces the game every view of it reads. */
-function useSaveGame() {
-  const { game, set } = useGame();
-  const action = useAction();
-  const [saved, setSaved] = useState(false);
-  async function save(changes: Changes): Promise<Game | undefined> {
-    setSaved(false);
-    const updated = await action.run(() =>
-      unwrap(api.PATCH('/v1/games/{game_id}', { params: { path: { game_id: game.game_id } }, body: changes })),
-    );
-    if (updated) {
-      set(updated);
-      setSaved(true);
-      if (changes.name !== undefined) announceGamesChanged();
-    }
-    return updated;
-  }
-  return { ...action, save, saved, clearSaved: () => setSaved(false) };
-}
-
-function Saved({ show, children = 'Saved.' }: { show: boolean; children?: ReactNode }) {
-  if (!show) return null;
-  return (
-    <p className="success" role="status">
-      {children}
-    </p>
-  );
-}
 
 export function General() {
   const { game, isOwner } = useGame();
@@ -58,6 +29,7 @@ export function General() {
         <ValidationCard />
         <OriginsCard />
       </div>
+      <PlayerIdentity />
       {isOwner && <DangerZone />}
     </>
   );
@@ -339,7 +311,10 @@ function PlanCard() {
           <Saved show={save.saved} />
         </form>
       ) : (
-        <p className="hint">The tier and the rate limit are set by the admin of this playtrace server.</p>
+        <p className="hint">
+          The tier is set by the admin of this playtrace server. Owners may change the per-key rate limit up to the cap
+          the admin allows, with <code>rate_limit_per_minute</code> on <code>PATCH /v1/games/{'{id}'}</code>.
+        </p>
       )}
     </Card>
   );

@@ -1,5 +1,5 @@
 // Words shared by the settings pages, the games list and the admin page: tiers, roles,
-// validation modes, and the signal that the list of games changed.
+// validation modes, player sign-in modes, and the signal that the list of games changed.
 
 export const TIERS: { value: string; label: string; quota: number }[] = [
   { value: 'free', label: 'Free', quota: 100_000 },
@@ -34,6 +34,25 @@ export const VALIDATION_MODES: { value: string; label: string; description: stri
     description: 'A request with any event that breaks its schema is refused (400); nothing of it is stored or counted.',
   },
 ];
+
+/** How a game tells its players apart (`player_auth`). */
+export const PLAYER_AUTH_MODES: { value: string; label: string; description: string }[] = [
+  { value: 'off', label: 'Off', description: 'The game key alone acts as any player: whoever has the key can save, score and send events as anyone.' },
+  {
+    value: 'optional',
+    label: 'Optional',
+    description: 'Player tokens are issued; a request with one acts only as its player. Requests without one work as before.',
+  },
+  {
+    value: 'required',
+    label: 'Required',
+    description:
+      'Player-scoped calls (saves, scores, unlocks, presence, events) need a player token. Boards, achievement lists and remote config stay open to the key.',
+  },
+];
+
+/** The per-player rate limit when the game sets none. */
+export const DEFAULT_PLAYER_RATE_LIMIT = 120;
 
 import { GAMES_CHANGED } from '../../Shell';
 
