@@ -3,7 +3,7 @@ import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { PlaytraceError, SaveConflictError } from './errors.js';
 import { EventQueue, type Problem, type QueueStats } from './events.js';
-import { uuid } from './ids.js';
+import { eventId, uuid } from './ids.js';
 import { Persisted } from './persist.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
 import { SCORE_WINDOW_MS, ScoreThrottle, type ScoreOptions } from './scores.js';
@@ -233,11 +233,12 @@ export class Playtrace {
       throw new TypeError('track: properties must be an object');
     }
     const playerId = options.playerId ?? this.player;
+    const now = this.clock.now();
     const event: TrackEvent = {
       event_name: eventName,
       session_id: this.touch(),
-      client_timestamp: new Date(this.clock.now()).toISOString(),
-      event_id: uuid(),
+      client_timestamp: new Date(now).toISOString(),
+      event_id: eventId(now),
     };
     if (playerId !== undefined) event.player_id = playerId;
     if (properties !== undefined) event.properties = properties;

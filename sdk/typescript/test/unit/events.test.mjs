@@ -31,6 +31,22 @@ describe('batching', () => {
     assert.deepEqual(game.stats(), { queued: 0, dropped: 0, sent: 250, pausedUntil: undefined, scoresWaiting: 0 });
   });
 
+  it('gives events time-ordered ids, so the service stores them at the end of its index', async () => {
+    const clock = new FakeClock();
+    const service = fakeService(clock);
+    const game = client(clock, service);
+    const ids = [];
+    for (let i = 0; i < 5; i++) {
+      game.track('tick');
+      await clock.advance(2);
+    }
+    await game.flush();
+    for (const request of service.tracked()) ids.push(...request.body.map((e) => e.event_id));
+    assert.equal(ids.length, 5);
+    assert.deepEqual([...ids].sort(), ids, 'later events have larger ids');
+    assert.ok(ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)), ids.join());
+  });
+
   it('flush sends what is queued now, without waiting for the interval', async () => {
     const clock = new FakeClock();
     const service = fakeService(clock);
