@@ -67,10 +67,20 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
                 return Ok(error.as_response());
             }
             let request_id = uuid::Uuid::new_v4().to_string();
-            let span = tracing::info_span!("request", request_id = %request_id, method = %req.method(), path = %req.uri().path());
-            let mut response = match tracing::Instrument::instrument(endpoint.call(req), span).await {
-                Ok(response) => response,
-                Err(error) => into_json_response(error),
+            let started = std::time::Instant::now();
+            let method = req.method().clone();
+            let path = req.uri().path().to_string();
+            let span = tracing::info_span!("request", request_id = %request_id, method = %method, path = %path);
+            // The route is the operation id poem-openapi leaves on the answer (or its error).
+            let (mut response, route) = match tracing::Instrument::instrument(endpoint.call(req), span).await {
+                Ok(response) => {
+                    let route = response.data::<poem_openapi::OperationId>().map(|id| id.0);
+                    (response, route)
+                }
+                Err(error) => {
+                    let route = error.data::<poem_openapi::OperationId>().map(|id| id.0);
+                    (into_json_response(error), route)
+                }
             };
             if response.status() == StatusCode::NOT_FOUND && response.content_type().is_none() {
                 response = into_json_response(poem::error::NotFoundError.into());
@@ -78,6 +88,18 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
             if let Ok(value) = request_id.parse() {
                 response.headers_mut().insert("x-request-id", value);
             }
+            // The access log: one line per API request (silence it with
+            // RUST_LOG=info,playtrace::access=warn).
+            tracing::info!(
+                target: "playtrace::access",
+                request_id = %request_id,
+                method = %method,
+                path = %path,
+                route = route.unwrap_or("-"),
+                status = response.status().as_u16(),
+                latency_ms = started.elapsed().as_secs_f64() * 1000.0,
+                "request"
+            );
             Ok(response)
         })
         .with(crate::cors::Cors::new(state))

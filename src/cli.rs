@@ -10,6 +10,23 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// How log lines are written: `text` (for people; colours only on a terminal) or `json`
+    /// (one JSON object per line, for a log collector).
+    #[arg(
+        long,
+        global = true,
+        env = "PLAYTRACE_LOG_FORMAT",
+        value_enum,
+        default_value = "text"
+    )]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 /// Parses the command line. An empty `PLAYTRACE_*` variable counts as unset, as a deployment

@@ -139,7 +139,18 @@ pub fn is_constraint_violation(error: &sea_orm::DbErr) -> bool {
 /// Turns any error leaving the service into the JSON body. Framework errors keep their status;
 /// their messages are replaced with plain ones, except request-parsing errors, whose message
 /// describes the client's own mistake.
+/// The JSON answer of an error; the route's operation id, when the error carries one, stays on
+/// the answer for the access log.
 pub fn into_json_response(error: poem::Error) -> Response {
+    let operation = error.data::<poem_openapi::OperationId>().copied();
+    let mut response = json_error_response(error);
+    if let Some(operation) = operation {
+        response.set_data(operation);
+    }
+    response
+}
+
+fn json_error_response(error: poem::Error) -> Response {
     if let Some(api_error) = error.downcast_ref::<ApiError>() {
         return api_error.as_response();
     }

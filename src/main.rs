@@ -1,6 +1,6 @@
 use playtrace::{
     app::Application,
-    cli::{Cli, Command},
+    cli::{Cli, Command, LogFormat},
     store::cold,
 };
 use tracing_subscriber::EnvFilter;
@@ -19,13 +19,23 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        // Colour codes only on a terminal: a log file or collector gets plain text.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .init();
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    match cli.log_format {
+        LogFormat::Text => tracing_subscriber::fmt()
+            // Colour codes only on a terminal: a log file or collector gets plain text.
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+            .with_env_filter(filter)
+            .init(),
+        // One object per line: the event's fields at the top level, beside `timestamp`,
+        // `level`, `target` and `message`, and the span's fields (the request id) in `span`.
+        LogFormat::Json => tracing_subscriber::fmt()
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .with_env_filter(filter)
+            .init(),
+    }
     match cli.command {
         Command::Serve(settings) => {
             let app = Application::build(*settings.clone()).await?;

@@ -125,3 +125,63 @@ async fn closed_registration_admits_the_first_account_and_invitations_only() {
         .await;
     assert_eq!(status, 200, "{body}");
 }
+
+#[tokio::test]
+async fn json_logs_carry_one_access_line_per_request_without_colour_codes() {
+    let backend = Backend::fresh().await;
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let server = Server::start_with(
+        &backend,
+        &[("PLAYTRACE_LOG_FORMAT", "json")],
+        Some(log.path()),
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let response = client
+        .get(format!("{}/v1/leaderboards/top", server.address))
+        .header("x-game-api-key", "pt_not_a_key")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    let request_id = response.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    drop(server);
+    let text = std::fs::read_to_string(log.path()).unwrap();
+    assert!(!text.contains('\u{1b}'), "no colour codes in a log file");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|_| panic!("not a JSON line: {line}"))
+        })
+        .collect();
+    let access = lines
+        .iter()
+        .find(|line| {
+            line["target"] == "playtrace::access" && line["request_id"] == request_id.as_str()
+        })
+        .unwrap_or_else(|| panic!("no access line for {request_id} in {text}"));
+    assert_eq!(
+        (
+            access["level"].clone(),
+            access["method"].clone(),
+            access["path"].clone(),
+            access["route"].clone(),
+            access["status"].clone()
+        ),
+        (
+            json!("INFO"),
+            json!("GET"),
+            json!("/v1/leaderboards/top"),
+            json!("getLeaderboard"),
+            json!(401)
+        )
+    );
+    assert!(
+        access["latency_ms"].as_f64().is_some_and(|ms| ms >= 0.0),
+        "{access}"
+    );
+    assert!(access["timestamp"].is_string());
+}
