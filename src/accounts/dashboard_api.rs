@@ -1,5 +1,6 @@
 //! `/v1/auth/*`: register, login, the current user and the two-step password reset.
 use super::service::{self, Email};
+use crate::http::schema::Timestamp;
 use crate::{auth::BearerAuth, error::ApiError, http::ApiTags, state::AppState};
 use poem_openapi::{payload::Json, ApiResponse, Object, OpenApi};
 
@@ -37,7 +38,7 @@ pub struct Me {
     pub email: String,
     pub status: String,
     pub is_admin: bool,
-    pub created_at: String,
+    pub created_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -116,7 +117,7 @@ impl AuthApi {
             email: user.email,
             status: user.status,
             is_admin: user.is_admin,
-            created_at: crate::http::timestamp(user.created_at),
+            created_at: Timestamp::from(user.created_at),
         }))
     }
 

@@ -4,11 +4,12 @@ use super::service::{
     self, parse_description, parse_icon_url, parse_key, parse_name, parse_points,
     AchievementChanges, NewAchievement, PlayerCounts,
 };
+use crate::http::schema::Timestamp;
 use crate::{
     auth::BearerAuth,
     error::ApiError,
     games::{access::Role, require_role},
-    http::{timestamp, ApiTags},
+    http::ApiTags,
     state::AppState,
 };
 use entity::achievements;
@@ -31,20 +32,27 @@ pub struct CreateAchievement {
     /// Up to 1000 characters.
     pub description: String,
     /// Empty or an http(s) URL.
+    #[oai(nullable)]
     pub icon_url: Option<String>,
     /// 0 to 1000000.
     pub points: i64,
     /// While a player has it locked, name and description read `???`. Default false.
+    #[oai(nullable)]
     pub hidden: Option<bool>,
 }
 
 #[derive(Object)]
 #[oai(deny_unknown_fields)]
 pub struct UpdateAchievement {
+    #[oai(nullable)]
     pub name: Option<String>,
+    #[oai(nullable)]
     pub description: Option<String>,
+    #[oai(nullable)]
     pub icon_url: Option<String>,
+    #[oai(nullable)]
     pub points: Option<i64>,
+    #[oai(nullable)]
     pub hidden: Option<bool>,
 }
 
@@ -61,8 +69,8 @@ pub struct AchievementDefinition {
     pub unlock_count: i64,
     /// Percent of the game's players who have it (see `docs/presence.md` for who counts).
     pub rarity: f64,
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -217,7 +225,7 @@ fn definition(model: achievements::Model, players: u64) -> AchievementDefinition
         icon_url: model.icon_url,
         points: model.points,
         hidden: model.hidden,
-        created_at: timestamp(model.created_at),
-        updated_at: timestamp(model.updated_at),
+        created_at: Timestamp::from(model.created_at),
+        updated_at: Timestamp::from(model.updated_at),
     }
 }

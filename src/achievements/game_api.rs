@@ -31,9 +31,11 @@ pub struct Achievement {
     pub hidden: bool,
     /// Present with `player_id`.
     #[oai(skip_serializing_if = "MaybeUndefined::is_undefined")]
+    #[oai(nullable)]
     pub unlocked: MaybeUndefined<bool>,
     /// Present with `player_id`: when it was unlocked, null while locked.
     #[oai(skip_serializing_if = "MaybeUndefined::is_undefined")]
+    #[oai(nullable)]
     pub unlocked_at: MaybeUndefined<String>,
     /// Players who have unlocked it.
     pub unlock_count: i64,

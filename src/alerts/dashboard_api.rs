@@ -5,11 +5,12 @@ use super::{
     rules::{self, AlertType},
     service::{self, NewRule, RuleChanges},
 };
+use crate::http::schema::Timestamp;
 use crate::{
     accounts::service::Email,
     auth::BearerAuth,
     games::{access::Role, require_role},
-    http::{timestamp, ApiTags},
+    http::ApiTags,
     notify::webhook,
     state::AppState,
 };
@@ -44,26 +45,37 @@ pub struct CreateAlertRule {
     /// Where the notification e-mail goes.
     pub email: String,
     /// Optional Discord-compatible webhook (http or https; public addresses only).
+    #[oai(nullable)]
     pub discord_webhook_url: Option<String>,
     /// Watch only events sent with `development` or `production` keys (default: both).
+    #[oai(nullable)]
     pub environment: Option<String>,
     /// Default true; a disabled rule is never fired.
+    #[oai(nullable)]
     pub enabled: Option<bool>,
 }
 
 #[derive(Object)]
 #[oai(deny_unknown_fields)]
 pub struct UpdateAlertRule {
+    #[oai(nullable)]
     pub name: Option<String>,
     #[oai(rename = "type")]
+    #[oai(nullable)]
     pub kind: Option<String>,
+    #[oai(nullable)]
     pub threshold: Option<f64>,
+    #[oai(nullable)]
     pub comparison_window_hours: Option<i64>,
+    #[oai(nullable)]
     pub email: Option<String>,
     /// A URL sets the webhook; `null` or `""` removes it.
+    #[oai(nullable)]
     pub discord_webhook_url: MaybeUndefined<String>,
     /// `development`, `production`, or `null` for both.
+    #[oai(nullable)]
     pub environment: MaybeUndefined<String>,
+    #[oai(nullable)]
     pub enabled: Option<bool>,
 }
 
@@ -79,13 +91,16 @@ pub struct AlertRule {
     pub comparison_window_hours: i32,
     pub email: String,
     /// The webhook URL; viewers see only its scheme and host, since the path is a secret.
+    #[oai(nullable)]
     pub discord_webhook_url: Option<String>,
+    #[oai(nullable)]
     pub environment: Option<String>,
     pub enabled: bool,
     /// When the rule last fired; it fires again at the earliest 60 minutes later.
-    pub last_fired_at: Option<String>,
-    pub created_at: String,
-    pub updated_at: String,
+    #[oai(nullable)]
+    pub last_fired_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -111,8 +126,9 @@ pub struct AlertHistoryItem {
     /// `sent`, `failed` or `skipped` (no webhook on the rule).
     pub webhook_status: String,
     /// What went wrong with a failed delivery; null when nothing did.
+    #[oai(nullable)]
     pub error: Option<String>,
-    pub triggered_at: String,
+    pub triggered_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -134,6 +150,7 @@ pub struct EvaluationResult {
     pub reason: String,
     /// The history record written when it fired.
     #[oai(skip_serializing_if_is_none)]
+    #[oai(nullable)]
     pub history_id: Option<String>,
 }
 
@@ -143,6 +160,7 @@ pub struct WebhookTestResult {
     /// `sent` or `failed`.
     pub webhook_status: String,
     /// Why it failed (never the receiver's response body).
+    #[oai(nullable)]
     pub error: Option<String>,
 }
 
@@ -177,9 +195,9 @@ fn rule_view(rule: alert_rules::Model, role: Role) -> AlertRule {
         discord_webhook_url: webhook,
         environment: rule.environment,
         enabled: rule.enabled,
-        last_fired_at: rule.last_fired_at.map(timestamp),
-        created_at: timestamp(rule.created_at),
-        updated_at: timestamp(rule.updated_at),
+        last_fired_at: rule.last_fired_at.map(Timestamp::from),
+        created_at: Timestamp::from(rule.created_at),
+        updated_at: Timestamp::from(rule.updated_at),
     }
 }
 
@@ -207,7 +225,7 @@ fn history_view(item: alert_history::Model) -> AlertHistoryItem {
         email_status: item.email_status,
         webhook_status: item.webhook_status,
         error: item.error,
-        triggered_at: timestamp(item.triggered_at),
+        triggered_at: Timestamp::from(item.triggered_at),
     }
 }
 

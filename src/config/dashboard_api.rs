@@ -1,11 +1,12 @@
 //! `/v1/games/{game_id}/config`: read (any member) and replace (editor or owner) a game's remote
 //! config from the dashboard.
 use super::service;
+use crate::http::schema::Timestamp;
 use crate::{
     auth::BearerAuth,
     error::ApiError,
     games::{access::Role, require_role},
-    http::{timestamp, ApiTags},
+    http::ApiTags,
     state::AppState,
 };
 use poem_openapi::{param::Path, payload::Json, types::Any, Object, OpenApi};
@@ -28,13 +29,14 @@ pub struct ConfigValues {
     /// The config games receive from `GET /v1/config`.
     pub values: Any<serde_json::Value>,
     /// When the values last changed; null when never set.
-    pub updated_at: Option<String>,
+    #[oai(nullable)]
+    pub updated_at: Option<Timestamp>,
 }
 
 fn view(config: &service::StoredConfig) -> Result<ConfigValues, ApiError> {
     Ok(ConfigValues {
         values: Any(config.values()?),
-        updated_at: config.updated_at.map(timestamp),
+        updated_at: config.updated_at.map(Timestamp::from),
     })
 }
 
@@ -70,7 +72,7 @@ impl ConfigAdminApi {
         let config = service::store(&self.state, game_id.0, values_json).await?;
         Ok(Json(ConfigValues {
             values: Any(body.0.values.0),
-            updated_at: config.updated_at.map(timestamp),
+            updated_at: config.updated_at.map(Timestamp::from),
         }))
     }
 }

@@ -1,5 +1,6 @@
 //! `GET /v1/config`: the game's remote config, for games to poll with their API key.
 use crate::http::json_text::JsonText;
+use crate::http::schema::Timestamp;
 use crate::{auth::ApiKeyAuth, http::ApiTags, state::AppState};
 use poem_openapi::{param::Header, types::Any, ApiResponse, Object, OpenApi};
 
@@ -16,7 +17,8 @@ pub struct GameConfig {
     /// The values set in the dashboard (a JSON object); empty until some are set.
     pub config: Any<serde_json::Value>,
     /// When the values last changed; null when never set.
-    pub updated_at: Option<String>,
+    #[oai(nullable)]
+    pub updated_at: Option<Timestamp>,
 }
 
 #[derive(ApiResponse)]

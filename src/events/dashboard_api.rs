@@ -2,10 +2,11 @@
 //! each event name, applied according to the game's `event_validation` mode, and tried on the
 //! stored events before saving (dashboard, JWT).
 use super::{schemas, EventError};
+use crate::http::schema::Timestamp;
 use crate::{
     auth::BearerAuth,
     games::{require_role, Role},
-    http::{timestamp, ApiTags},
+    http::ApiTags,
     state::AppState,
 };
 use entity::event_schemas;
@@ -22,8 +23,8 @@ pub struct EventSchema {
     pub event_name: String,
     /// The JSON Schema the event's `properties` must match.
     pub schema: Any<Value>,
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -38,6 +39,7 @@ pub struct CheckSchema {
     /// The JSON Schema, as the PUT would take it.
     pub schema: Value,
     /// How many of the newest events of the name to check: 1 to 1000 (default 100).
+    #[oai(nullable)]
     pub limit: Option<i64>,
 }
 
@@ -47,9 +49,11 @@ pub struct StoredViolation {
     /// The stored event's id.
     pub id: String,
     /// The client's `event_id`, when it sent one.
+    #[oai(nullable)]
     pub event_id: Option<String>,
+    #[oai(nullable)]
     pub player_id: Option<String>,
-    pub occurred_at: String,
+    pub occurred_at: Timestamp,
     /// What it breaks, prefixed with the JSON pointer of the offending value.
     pub message: String,
 }
@@ -88,8 +92,8 @@ fn view(row: event_schemas::Model) -> EventSchema {
     EventSchema {
         event_name: row.event_name,
         schema: Any(row.schema),
-        created_at: timestamp(row.created_at),
-        updated_at: timestamp(row.updated_at),
+        created_at: Timestamp::from(row.created_at),
+        updated_at: Timestamp::from(row.updated_at),
     }
 }
 
@@ -159,7 +163,7 @@ impl EventSchemasApi {
                         id: event.id.to_string(),
                         event_id: event.event_id.clone(),
                         player_id: event.player_id.clone(),
-                        occurred_at: timestamp(event.occurred_at),
+                        occurred_at: Timestamp::from(event.occurred_at),
                         message,
                     })
             })

@@ -32,6 +32,7 @@ pub struct TrackAccepted {
     pub quota: QuotaStatus,
     /// Present in `warn` validation mode when some stored events break their schema.
     #[oai(skip_serializing_if_is_none)]
+    #[oai(nullable)]
     pub warnings: Option<Vec<SchemaViolation>>,
 }
 

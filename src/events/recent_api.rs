@@ -2,10 +2,11 @@
 //! `GET /v1/games/{game_id}/events/counts` (events per name over UTC days): what the dashboard
 //! reads of a game's stored events (any member).
 use super::recent::{self, Cursor, Filter};
+use crate::http::schema::Timestamp;
 use crate::{
     auth::BearerAuth,
     games::{require_role, Role},
-    http::{timestamp, ApiTags},
+    http::ApiTags,
     query,
     state::AppState,
 };
@@ -29,8 +30,10 @@ pub struct StoredEvent {
     /// The event's id, given when it was stored.
     pub id: String,
     /// The client's `event_id` (its retry key), when it sent one.
+    #[oai(nullable)]
     pub event_id: Option<String>,
     pub event_name: String,
+    #[oai(nullable)]
     pub player_id: Option<String>,
     pub session_id: String,
     /// `development` or `production`: the environment of the API key that sent it.
@@ -39,8 +42,8 @@ pub struct StoredEvent {
     pub properties: Value,
     /// `client_timestamp`, or the receive time when there was none (or it was more than 5
     /// minutes ahead).
-    pub occurred_at: String,
-    pub received_at: String,
+    pub occurred_at: Timestamp,
+    pub received_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -48,6 +51,7 @@ pub struct RecentEvents {
     /// Newest first (by `occurred_at`).
     pub events: Vec<StoredEvent>,
     /// Pass as `before` for the next page; null on the last page.
+    #[oai(nullable)]
     pub next_before: Option<String>,
 }
 
@@ -61,6 +65,7 @@ pub struct EventNameCount {
 pub struct EventCounts {
     pub from: String,
     pub to: String,
+    #[oai(nullable)]
     pub environment: Option<String>,
     /// Every event of the range.
     pub total: u64,
@@ -77,8 +82,8 @@ pub fn stored_event_view(row: events::Model) -> StoredEvent {
         session_id: row.session_id,
         environment: row.environment,
         properties: row.properties,
-        occurred_at: timestamp(row.occurred_at),
-        received_at: timestamp(row.received_at),
+        occurred_at: Timestamp::from(row.occurred_at),
+        received_at: Timestamp::from(row.received_at),
     }
 }
 

@@ -29,21 +29,27 @@ pub struct CreateFunnel {
     pub name: String,
     /// `loose` (default): steps in any order, repeats counted once. `strict`: each step after
     /// the previous one.
+    #[oai(nullable)]
     pub mode: Option<String>,
     /// 2 to 20 event names, in funnel order.
     pub steps: Vec<String>,
     /// Optional conversion window in hours (1 to 8760), counted from the user's first step-1
     /// event in the range.
+    #[oai(nullable)]
     pub within_hours: Option<i64>,
 }
 
 #[derive(Object)]
 #[oai(deny_unknown_fields)]
 pub struct UpdateFunnel {
+    #[oai(nullable)]
     pub name: Option<String>,
+    #[oai(nullable)]
     pub mode: Option<String>,
+    #[oai(nullable)]
     pub steps: Option<Vec<String>>,
     /// A number sets the window; `null` removes it.
+    #[oai(nullable)]
     pub within_hours: MaybeUndefined<i64>,
 }
 

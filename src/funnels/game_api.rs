@@ -19,7 +19,7 @@ pub struct FunnelsApi {
 #[OpenApi(prefix_path = "/v1/funnels", tag = "ApiTags::Funnels")]
 impl FunnelsApi {
     /// The funnels defined for the key's game.
-    #[oai(path = "/", method = "get", operation_id = "listFunnels")]
+    #[oai(path = "/", method = "get", operation_id = "listFunnelsWithKey")]
     async fn list(&self, auth: ApiKeyAuth) -> poem::Result<Json<FunnelList>> {
         auth.may_read_reports()?;
         let funnels = service::list(&self.state, auth.0.game_id).await?;
@@ -31,7 +31,11 @@ impl FunnelsApi {
     /// Conversion through one funnel over UTC days `from`..`to` (inclusive, `YYYY-MM-DD`).
     /// Without `to` the range ends today; without `from` it covers the 30 days up to `to`
     /// (at most 366 days). A user is the event's `player_id`, else its `session_id`.
-    #[oai(path = "/:funnel_id", method = "get", operation_id = "getFunnel")]
+    #[oai(
+        path = "/:funnel_id",
+        method = "get",
+        operation_id = "getFunnelReportWithKey"
+    )]
     async fn get(
         &self,
         auth: ApiKeyAuth,

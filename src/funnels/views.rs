@@ -1,6 +1,7 @@
 //! The answers both funnel APIs share: definitions and conversion reports.
 use super::{service, FunnelError};
-use crate::{http::timestamp, state::AppState};
+use crate::http::schema::Timestamp;
+use crate::state::AppState;
 use entity::funnels;
 use poem_openapi::Object;
 
@@ -14,9 +15,10 @@ pub struct Funnel {
     pub mode: String,
     pub steps: Vec<String>,
     /// Conversion window in hours; null when there is none.
+    #[oai(nullable)]
     pub within_hours: Option<i32>,
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -35,6 +37,7 @@ pub struct FunnelStep {
     pub count: u64,
     /// Percent of the previous step's users lost at this step; absent on step 1.
     #[oai(skip_serializing_if_is_none)]
+    #[oai(nullable)]
     pub dropoff: Option<f64>,
 }
 
@@ -50,6 +53,7 @@ pub struct FunnelReport {
     /// Last day counted (UTC, inclusive).
     pub to: String,
     #[oai(skip_serializing_if_is_none)]
+    #[oai(nullable)]
     pub within_hours: Option<i32>,
     pub steps: Vec<FunnelStep>,
     /// Last step over first step, in percent; 0 when nobody started.
@@ -64,8 +68,8 @@ pub fn funnel_view(funnel: funnels::Model) -> Funnel {
         mode: funnel.mode,
         name: funnel.name,
         within_hours: funnel.within_hours,
-        created_at: timestamp(funnel.created_at),
-        updated_at: timestamp(funnel.updated_at),
+        created_at: Timestamp::from(funnel.created_at),
+        updated_at: Timestamp::from(funnel.updated_at),
     }
 }
 

@@ -5,10 +5,11 @@ use super::{
     service::{self, GameChanges},
     GameError,
 };
+use crate::http::schema::Timestamp;
 use crate::{
     accounts::service::{self as accounts, Email},
     auth::BearerAuth,
-    http::{timestamp, ApiTags},
+    http::ApiTags,
     state::AppState,
 };
 use entity::{game_members, games, users};
@@ -27,37 +28,47 @@ pub struct CreateGame {
     /// 1 to 100 characters.
     pub name: String,
     /// `free` (default), `indie` or `studio`; only the instance admin may choose a paid tier.
+    #[oai(nullable)]
     pub tier: Option<String>,
 }
 
 #[derive(Object)]
 #[oai(deny_unknown_fields)]
 pub struct UpdateGame {
+    #[oai(nullable)]
     pub name: Option<String>,
     /// Admin only.
+    #[oai(nullable)]
     pub tier: Option<String>,
     /// `off`, `warn` or `enforce`: what happens to events that break their event schema.
+    #[oai(nullable)]
     pub event_validation: Option<String>,
     /// Requests per minute for each of this game's API keys: the owner may set it up to
     /// `max_rate_limit_per_minute`, the admin to anything; null (back to the instance default)
     /// is the admin's.
+    #[oai(nullable)]
     pub rate_limit_per_minute: MaybeUndefined<u32>,
     /// Admin only: the most the owner may set `rate_limit_per_minute` and
     /// `player_rate_limit_per_minute` to (null: the instance default).
+    #[oai(nullable)]
     pub max_rate_limit_per_minute: MaybeUndefined<u32>,
     /// `off` (default: the key alone acts as any player), `optional` (player tokens are issued;
     /// a request with one acts only as its player) or `required` (player-scoped routes also
     /// refuse requests without one).
+    #[oai(nullable)]
     pub player_auth: Option<String>,
     /// Whether a game key may read what is not about one player (funnel reports, the presence
     /// list); default true.
+    #[oai(nullable)]
     pub key_reads: Option<bool>,
     /// Requests per minute for each player token, beside the key's limit (null: 120). Owner up
     /// to `max_rate_limit_per_minute`.
+    #[oai(nullable)]
     pub player_rate_limit_per_minute: MaybeUndefined<u32>,
     /// Web origins whose browser builds may call the game-side routes (CORS), e.g.
     /// `["https://mygame.example.com"]`, or `["*"]` for any; at most 20. Replaces the list;
     /// `[]` allows none (the default).
+    #[oai(nullable)]
     pub allowed_origins: Option<Vec<String>>,
 }
 
@@ -70,22 +81,25 @@ pub struct Game {
     /// Monthly event quota of the tier.
     pub monthly_event_quota: u64,
     /// Per-key rate limit override; absent when the instance default applies.
+    #[oai(nullable)]
     pub rate_limit_per_minute: Option<u32>,
     /// Web origins whose browser builds may call the game-side routes (`*`: any).
     pub allowed_origins: Vec<String>,
     /// The cap on the rate limits the owner may set; absent when the instance default applies.
+    #[oai(nullable)]
     pub max_rate_limit_per_minute: Option<u32>,
     /// `off`, `optional` or `required`.
     pub player_auth: String,
     /// Whether a game key may read funnel reports and the presence list.
     pub key_reads: bool,
     /// Per-player-token rate limit; absent when the default (120) applies.
+    #[oai(nullable)]
     pub player_rate_limit_per_minute: Option<u32>,
     /// Whether a secret for signed custom player ids has been made (`POST .../player-secret`).
     pub player_secret_set: bool,
     /// The caller's role on this game.
     pub role: String,
-    pub created_at: String,
+    pub created_at: Timestamp,
 }
 
 /// The secret custom player ids are signed with: `signature` = hex HMAC-SHA256 of
@@ -122,7 +136,7 @@ pub struct Member {
     pub role: String,
     /// `active` or `pending` (invited, no password yet).
     pub status: String,
-    pub added_at: String,
+    pub added_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -163,7 +177,7 @@ pub fn game_view(game: games::Model, role: Role) -> Game {
         player_rate_limit_per_minute: game.player_rate_limit_per_minute.map(|l| l.max(0) as u32),
         player_secret_set: game.player_secret.is_some(),
         role: role.as_str().into(),
-        created_at: timestamp(game.created_at),
+        created_at: Timestamp::from(game.created_at),
     }
 }
 
@@ -173,7 +187,7 @@ fn member_view(member: game_members::Model, user: users::Model) -> Member {
         email: user.email,
         role: member.role,
         status: user.status,
-        added_at: timestamp(member.created_at),
+        added_at: Timestamp::from(member.created_at),
     }
 }
 

@@ -1,10 +1,7 @@
 //! `/v1/games/{game_id}/api-keys`: create (raw key shown once), list (prefix only), revoke.
 use super::{access::Role, require_role, service};
-use crate::{
-    auth::BearerAuth,
-    http::{timestamp, ApiTags},
-    state::AppState,
-};
+use crate::http::schema::Timestamp;
+use crate::{auth::BearerAuth, http::ApiTags, state::AppState};
 use poem_openapi::{param::Path, payload::Json, ApiResponse, Object, OpenApi};
 use uuid::Uuid;
 
@@ -16,6 +13,7 @@ pub struct ApiKeysApi {
 #[oai(deny_unknown_fields)]
 pub struct CreateKey {
     /// A label for the key, up to 100 characters.
+    #[oai(nullable)]
     pub name: Option<String>,
     /// `development` or `production`.
     pub environment: String,
@@ -28,7 +26,7 @@ pub struct CreatedKey {
     pub key: String,
     pub name: String,
     pub environment: String,
-    pub created_at: String,
+    pub created_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -38,7 +36,7 @@ pub struct KeySummary {
     pub environment: String,
     /// The first characters of the key, to tell keys apart.
     pub prefix: String,
-    pub created_at: String,
+    pub created_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -80,7 +78,7 @@ impl ApiKeysApi {
             key: raw,
             name: key.name,
             environment: key.environment,
-            created_at: timestamp(key.created_at),
+            created_at: Timestamp::from(key.created_at),
         })))
     }
 
@@ -101,7 +99,7 @@ impl ApiKeysApi {
                     name: k.name,
                     environment: k.environment,
                     prefix: k.key_prefix,
-                    created_at: timestamp(k.created_at),
+                    created_at: Timestamp::from(k.created_at),
                 })
                 .collect(),
         }))

@@ -1,6 +1,7 @@
 //! What every feature's HTTP layer shares: the OpenAPI tags, how timestamps are written, and
 //! JSON bodies sent as stored text. It imports no feature, so any feature can use it.
 pub mod json_text;
+pub mod schema;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use poem_openapi::Tags;

@@ -7,10 +7,11 @@ use super::{
     moderation::{self, ListingQuery, StatusFilter},
     score::Score,
 };
+use crate::http::schema::Timestamp;
 use crate::{
     auth::BearerAuth,
     games::{require_role, Role},
-    http::{timestamp, ApiTags},
+    http::ApiTags,
     state::AppState,
 };
 use chrono::{DateTime, Utc};
@@ -33,14 +34,19 @@ pub struct CreateLeaderboard {
     /// 1 to 255 characters, unique within the game.
     pub board_name: String,
     /// `higher` (default) or `lower`: which score is better.
+    #[oai(nullable)]
     pub order: Option<String>,
     /// `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default).
+    #[oai(nullable)]
     pub period: Option<String>,
     /// All-time boards only: an RFC 3339 instant at which the board resets once.
-    pub auto_reset_at: Option<String>,
+    #[oai(nullable)]
+    pub auto_reset_at: Option<Timestamp>,
     /// Scores below this are stored as suspicious and kept off the board until approved.
+    #[oai(nullable)]
     pub min_score: Option<Score>,
     /// Scores above this are stored as suspicious and kept off the board until approved.
+    #[oai(nullable)]
     pub max_score: Option<Score>,
 }
 
@@ -48,14 +54,19 @@ pub struct CreateLeaderboard {
 #[oai(deny_unknown_fields)]
 pub struct UpdateLeaderboard {
     /// Only while the board has no entries.
+    #[oai(nullable)]
     pub order: Option<String>,
     /// Takes effect at once: the current period changes, the old one is archived.
+    #[oai(nullable)]
     pub period: Option<String>,
     /// null clears it.
+    #[oai(nullable)]
     pub auto_reset_at: MaybeUndefined<String>,
     /// null clears it.
+    #[oai(nullable)]
     pub min_score: MaybeUndefined<Score>,
     /// null clears it.
+    #[oai(nullable)]
     pub max_score: MaybeUndefined<Score>,
 }
 
@@ -64,13 +75,16 @@ pub struct LeaderboardDefinition {
     pub board_name: String,
     pub order: String,
     pub period: String,
-    pub auto_reset_at: Option<String>,
+    #[oai(nullable)]
+    pub auto_reset_at: Option<Timestamp>,
+    #[oai(nullable)]
     pub min_score: Option<Score>,
+    #[oai(nullable)]
     pub max_score: Option<Score>,
     /// The key of the period scores go to now.
     pub current_period: String,
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -81,14 +95,16 @@ pub struct LeaderboardDefinitions {
 #[derive(Object)]
 pub struct ModeratedEntry {
     pub player_id: String,
+    #[oai(nullable)]
     pub player_name: Option<String>,
     pub score: Score,
     pub metadata: Value,
     /// `ok` (on the public board) or `suspicious` (outside the bounds, awaiting review).
     pub status: String,
     /// Rank on the public board; given when listing `status=ok`.
+    #[oai(nullable)]
     pub rank: Option<u64>,
-    pub updated_at: String,
+    pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -107,10 +123,12 @@ pub struct ModeratedEntries {
 pub struct BoardPeriod {
     /// The period key (see the board's `period`).
     pub period: String,
-    pub opened_at: String,
+    pub opened_at: Timestamp,
     /// Set once the period is over and the worker archived it.
-    pub archived_at: Option<String>,
+    #[oai(nullable)]
+    pub archived_at: Option<Timestamp>,
     /// The period's final entry count, once archived.
+    #[oai(nullable)]
     pub entries: Option<u64>,
 }
 
@@ -125,7 +143,7 @@ pub struct BoardPeriods {
 #[derive(Object)]
 pub struct BannedPlayer {
     pub player_id: String,
-    pub banned_at: String,
+    pub banned_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -140,7 +158,7 @@ pub struct PlayerBanned {
     pub board_name: String,
     pub player_id: String,
     pub banned: bool,
-    pub banned_at: String,
+    pub banned_at: Timestamp,
     /// Entries of the player removed from the board (all periods).
     pub removed_entries: u64,
 }
@@ -162,12 +180,12 @@ fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
         board_name: board.model.board_name.clone(),
         order: board.model.score_order.clone(),
         period: board.model.period.clone(),
-        auto_reset_at: board.model.auto_reset_at.map(timestamp),
+        auto_reset_at: board.model.auto_reset_at.map(Timestamp::from),
         min_score: board.model.min_score.map(Score),
         max_score: board.model.max_score.map(Score),
         current_period: board.current_period(now),
-        created_at: timestamp(board.model.created_at),
-        updated_at: timestamp(board.model.updated_at),
+        created_at: Timestamp::from(board.model.created_at),
+        updated_at: Timestamp::from(board.model.updated_at),
     }
 }
 
@@ -373,7 +391,7 @@ impl LeaderboardAdminApi {
                     metadata: e.entry.metadata,
                     status: e.status,
                     rank: e.rank,
-                    updated_at: e.entry.updated_at,
+                    updated_at: e.entry.updated_at.into(),
                 })
                 .collect(),
         }))
@@ -403,8 +421,8 @@ impl LeaderboardAdminApi {
                 .into_iter()
                 .map(|p| BoardPeriod {
                     period: p.period,
-                    opened_at: p.opened_at,
-                    archived_at: p.archived_at,
+                    opened_at: p.opened_at.into(),
+                    archived_at: p.archived_at.map(Timestamp::from),
                     entries: p.entries,
                 })
                 .collect(),
@@ -432,7 +450,7 @@ impl LeaderboardAdminApi {
                 .into_iter()
                 .map(|(player_id, banned_at)| BannedPlayer {
                     player_id,
-                    banned_at,
+                    banned_at: banned_at.into(),
                 })
                 .collect(),
         }))
@@ -460,7 +478,7 @@ impl LeaderboardAdminApi {
             board_name: board.name().to_string(),
             player_id: player.as_str().to_string(),
             banned: true,
-            banned_at: banned.banned_at,
+            banned_at: banned.banned_at.into(),
             removed_entries: banned.removed_entries,
         }))
     }

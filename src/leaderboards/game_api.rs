@@ -5,6 +5,7 @@ use super::{
     score::Score,
     service::{self, Ranked, Standing, Submission},
 };
+use crate::http::schema::Timestamp;
 use crate::{auth::ApiKeyAuth, http::ApiTags, rendered::RenderedJson, state::AppState};
 use poem_openapi::{
     param::{Path, Query},
@@ -35,8 +36,10 @@ pub struct SubmitScore {
     /// Any finite number.
     pub score: Score,
     /// Display name, up to 128 characters.
+    #[oai(nullable)]
     pub player_name: Option<String>,
     /// An object stored with the entry (up to 4 KiB as JSON).
+    #[oai(nullable)]
     pub metadata: Option<Value>,
 }
 
@@ -44,14 +47,17 @@ pub struct SubmitScore {
 #[oai(deny_unknown_fields)]
 pub struct SubmitEntry {
     /// Optional; when given it must match the path.
+    #[oai(nullable)]
     pub board_name: Option<String>,
     /// 1 to 128 characters.
     pub player_id: String,
     /// Any finite number.
     pub score: Score,
     /// Display name, up to 128 characters.
+    #[oai(nullable)]
     pub player_name: Option<String>,
     /// An object stored with the entry (up to 4 KiB as JSON).
+    #[oai(nullable)]
     pub metadata: Option<Value>,
 }
 
@@ -60,12 +66,14 @@ pub struct SubmitEntry {
 pub struct SubmittedEntry {
     pub board_name: String,
     pub player_id: String,
+    #[oai(nullable)]
     pub player_name: Option<String>,
     pub score: Score,
     pub metadata: Value,
     /// Position on the board, 1 first; null while the entry is suspicious.
+    #[oai(nullable)]
     pub rank: Option<u64>,
-    pub updated_at: String,
+    pub updated_at: Timestamp,
     /// False when a worse or equal score left the stored entry unchanged.
     pub updated: bool,
     /// `ok`, or `suspicious` when the score is outside the board's bounds: it is then kept off
@@ -81,10 +89,11 @@ pub struct LeaderboardEntry {
     /// Position on the board, 1 first. Equal scores rank by who reached them first.
     pub rank: u64,
     pub player_id: String,
+    #[oai(nullable)]
     pub player_name: Option<String>,
     pub score: Score,
     pub metadata: Value,
-    pub updated_at: String,
+    pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -123,7 +132,7 @@ pub fn entry_view(ranked: Ranked) -> LeaderboardEntry {
         player_name: ranked.entry.player_name,
         score: Score(ranked.entry.score),
         metadata: ranked.entry.metadata,
-        updated_at: ranked.entry.updated_at,
+        updated_at: ranked.entry.updated_at.into(),
     }
 }
 
@@ -135,7 +144,7 @@ pub fn submitted_view(board_name: &BoardName, standing: Standing) -> SubmittedEn
         score: Score(standing.entry.score),
         metadata: standing.entry.metadata,
         rank: standing.rank,
-        updated_at: standing.entry.updated_at,
+        updated_at: standing.entry.updated_at.into(),
         updated: standing.updated,
         status: standing.status.to_string(),
         order: standing.order.to_string(),
@@ -192,7 +201,7 @@ impl LeaderboardsApi {
     #[oai(
         path = "/:board_name/entries",
         method = "post",
-        operation_id = "submitBoardEntry"
+        operation_id = "submitScoreToBoard"
     )]
     async fn submit_entry(
         &self,

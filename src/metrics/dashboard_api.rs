@@ -29,9 +29,11 @@ pub struct MetricPoint {
     pub start: String,
     /// The metric in this bucket; null for a retention cohort that is empty or whose day 7
     /// has not ended yet.
+    #[oai(nullable)]
     pub value: Option<f64>,
     /// Retention only: users first seen in this bucket.
     #[oai(skip_serializing_if_is_none)]
+    #[oai(nullable)]
     pub cohort_size: Option<u64>,
 }
 
@@ -43,11 +45,13 @@ pub struct MetricSeries {
     pub bucket: String,
     pub from: String,
     pub to: String,
+    #[oai(nullable)]
     pub environment: Option<String>,
     /// Every bucket of the range, oldest first, including empty ones.
     pub points: Vec<MetricPoint>,
     /// Sum over the range for events, crashes, log_errors and revenue; absent for the others.
     #[oai(skip_serializing_if_is_none)]
+    #[oai(nullable)]
     pub total: Option<f64>,
 }
 

@@ -1,8 +1,9 @@
 //! `/v1/players` (API key): sign a player in, link another identity, refresh a token.
 use super::{service, PlayerError};
+use crate::http::schema::Timestamp;
 use crate::{
     auth::{player_token::PlayerAuth, ApiKeyAuth},
-    http::{timestamp, ApiTags},
+    http::ApiTags,
     state::AppState,
 };
 use poem_openapi::{payload::Json, Object, OpenApi};
@@ -17,13 +18,17 @@ pub struct PlayersApi {
 pub struct PlayerIdentity {
     /// A random id the game makes once and keeps on the device (16 to 128 characters): whoever
     /// holds it signs in as its player, so keep it as private as a password.
+    #[oai(nullable)]
     pub device_id: Option<String>,
     /// The studio's own id for the player (1 to 128 characters), with `timestamp` and
     /// `signature` from the studio's backend.
+    #[oai(nullable)]
     pub custom_id: Option<String>,
     /// Unix seconds when the backend signed; accepted within 10 minutes of the server's clock.
+    #[oai(nullable)]
     pub timestamp: Option<i64>,
     /// Hex HMAC-SHA256 of `"<custom_id>:<timestamp>"` under the game's player secret.
+    #[oai(nullable)]
     pub signature: Option<String>,
 }
 
@@ -34,7 +39,7 @@ pub struct PlayerSession {
     pub token: String,
     pub player_id: String,
     /// When the token stops working: refresh it before (`POST /v1/players/refresh`).
-    pub expires_at: String,
+    pub expires_at: Timestamp,
     /// Seconds from now until `expires_at`.
     pub expires_in: i64,
     /// True when this sign-in made the player (a new identity).
@@ -64,7 +69,7 @@ impl PlayersApi {
         Ok(Json(PlayerSession {
             token,
             player_id,
-            expires_at: timestamp(expires_at),
+            expires_at: Timestamp::from(expires_at),
             expires_in: expires_at.timestamp() - now.timestamp(),
             created,
         }))

@@ -5,10 +5,11 @@ use super::{
     service::{parse_page, parse_status},
     stream,
 };
+use crate::http::schema::Timestamp;
 use crate::{
     auth::BearerAuth,
     games::{access::Role, require_role},
-    http::{timestamp, ApiTags},
+    http::ApiTags,
     state::AppState,
 };
 use poem::web::websocket::{BoxWebSocketUpgraded, WebSocket};
@@ -27,7 +28,7 @@ pub struct LiveActivity {
     pub status: String,
     pub activity: String,
     pub details: Value,
-    pub updated_at: String,
+    pub updated_at: Timestamp,
 }
 
 #[OpenApi(prefix_path = "/v1", tag = "ApiTags::Presence")]
@@ -67,7 +68,7 @@ impl LiveActivityApi {
                     player_id: entry.player_id,
                     activity: entry.activity,
                     details: entry.data,
-                    updated_at: timestamp(entry.updated_at),
+                    updated_at: Timestamp::from(entry.updated_at),
                 })
                 .collect(),
         ))

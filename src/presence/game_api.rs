@@ -28,12 +28,15 @@ pub struct SetActivity {
     /// 1 to 128 characters.
     pub player_id: String,
     /// Up to 128 characters.
+    #[oai(nullable)]
     pub session_id: Option<String>,
     /// What the player is doing, 1 to 256 characters.
     pub activity: String,
     /// Structured activity data: a JSON object of at most 8 KiB.
+    #[oai(nullable)]
     pub details: Option<Value>,
     /// `playing` (default), `waiting` or `idle`.
+    #[oai(nullable)]
     pub status: Option<String>,
 }
 

@@ -31,7 +31,7 @@ impl SavesAdminApi {
     #[oai(
         path = "/:game_id/saves/:player_id",
         method = "get",
-        operation_id = "listPlayerSaves"
+        operation_id = "inspectPlayerSaves"
     )]
     async fn list(
         &self,
@@ -51,7 +51,7 @@ impl SavesAdminApi {
     #[oai(
         path = "/:game_id/saves/:player_id/:slot",
         method = "get",
-        operation_id = "getPlayerSave"
+        operation_id = "inspectPlayerSave"
     )]
     async fn get(
         &self,

@@ -1,11 +1,8 @@
 //! `/v1/saves/{player_id}[/{slot}]`: cloud saves as games use them, with their API key.
 use super::service::{self, PlayerId, SaveData, SaveError, SaveKey, SlotName};
+use crate::http::schema::Timestamp;
 use crate::{
-    auth::ApiKeyAuth,
-    error::ApiError,
-    http::json_text::JsonText,
-    http::{timestamp, ApiTags},
-    state::AppState,
+    auth::ApiKeyAuth, error::ApiError, http::json_text::JsonText, http::ApiTags, state::AppState,
 };
 use poem_openapi::{
     param::{Path, Query},
@@ -33,7 +30,7 @@ pub struct SaveReceipt {
     pub slot: String,
     /// The slot's new version: send it with your next write.
     pub version: i64,
-    pub updated_at: String,
+    pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -42,7 +39,7 @@ pub struct Save {
     /// Counts the writes since the slot was created (1 after the first).
     pub version: i64,
     pub data: Any<serde_json::Value>,
-    pub updated_at: String,
+    pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -51,7 +48,7 @@ pub struct SlotInfo {
     pub version: i64,
     /// Size of the stored data in bytes (compact JSON).
     pub size_bytes: i64,
-    pub updated_at: String,
+    pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
@@ -74,6 +71,7 @@ pub struct SaveTooLarge {
     /// Largest data accepted, in bytes of compact JSON.
     pub limit: u64,
     /// Size of the data sent (absent when the body was refused before being read).
+    #[oai(nullable)]
     pub received: Option<u64>,
 }
 
@@ -114,7 +112,7 @@ pub fn slot_list(player: &PlayerId, slots: Vec<service::SlotSummary>) -> SlotLis
                 slot: s.slot,
                 version: s.version,
                 size_bytes: s.size_bytes,
-                updated_at: timestamp(s.updated_at),
+                updated_at: Timestamp::from(s.updated_at),
             })
             .collect(),
     }
@@ -139,7 +137,7 @@ pub fn conflict(error: &SaveError, stored: i64) -> Json<VersionConflict> {
 impl SavesApi {
     /// Write a save slot. Send the version you last read (0 to create the slot): if someone
     /// wrote it since, nothing is written and the answer is 409 with the stored version.
-    #[oai(path = "/:player_id/:slot", method = "put", operation_id = "putSave")]
+    #[oai(path = "/:player_id/:slot", method = "put", operation_id = "writeSave")]
     async fn put(
         &self,
         auth: ApiKeyAuth,
@@ -159,7 +157,7 @@ impl SavesApi {
             Ok(written) => Ok(SaveWritten::Ok(Json(SaveReceipt {
                 slot: key.slot.as_str().to_string(),
                 version: written.version,
-                updated_at: timestamp(written.updated_at),
+                updated_at: Timestamp::from(written.updated_at),
             }))),
             Err(error @ SaveError::VersionConflict { stored }) => {
                 Ok(SaveWritten::Conflict(conflict(&error, stored)))
@@ -176,7 +174,7 @@ impl SavesApi {
     }
 
     /// Read a save slot (404 when the player has no such slot).
-    #[oai(path = "/:player_id/:slot", method = "get", operation_id = "getSave")]
+    #[oai(path = "/:player_id/:slot", method = "get", operation_id = "readSave")]
     async fn get(
         &self,
         auth: ApiKeyAuth,
