@@ -1,5 +1,6 @@
 //! `/v1/auth/*`: register, login, the current user and the two-step password reset.
 use super::service::{self, Email};
+use crate::http::schema::AccountStatus;
 use crate::http::schema::Timestamp;
 use crate::{auth::BearerAuth, error::ApiError, http::ApiTags, state::AppState};
 use poem_openapi::{payload::Json, ApiResponse, Object, OpenApi};
@@ -36,7 +37,7 @@ pub struct AuthAnswer {
 pub struct Me {
     pub id: String,
     pub email: String,
-    pub status: String,
+    pub status: AccountStatus,
     pub is_admin: bool,
     pub created_at: Timestamp,
 }
@@ -115,7 +116,7 @@ impl AuthApi {
         Ok(Json(Me {
             id: user.id.to_string(),
             email: user.email,
-            status: user.status,
+            status: user.status.into(),
             is_admin: user.is_admin,
             created_at: Timestamp::from(user.created_at),
         }))

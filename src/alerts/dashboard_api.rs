@@ -6,6 +6,7 @@ use super::{
     service::{self, NewRule, RuleChanges},
 };
 use crate::http::schema::Timestamp;
+use crate::http::schema::{self, Environment};
 use crate::{
     accounts::service::Email,
     auth::BearerAuth,
@@ -36,7 +37,7 @@ pub struct CreateAlertRule {
     pub name: String,
     /// `crash_spike`, `log_error_spike`, `revenue_drop`, `dau_drop` or `retention_drop`.
     #[oai(rename = "type")]
-    pub kind: String,
+    pub kind: schema::AlertType,
     /// Spikes fire when current >= baseline x threshold (2.0 = at 200%); drops fire when
     /// current < baseline x threshold (0.7 = below 70%). Above 0, at most 1000.
     pub threshold: f64,
@@ -49,7 +50,7 @@ pub struct CreateAlertRule {
     pub discord_webhook_url: Option<String>,
     /// Watch only events sent with `development` or `production` keys (default: both).
     #[oai(nullable)]
-    pub environment: Option<String>,
+    pub environment: Option<Environment>,
     /// Default true; a disabled rule is never fired.
     #[oai(nullable)]
     pub enabled: Option<bool>,
@@ -62,7 +63,7 @@ pub struct UpdateAlertRule {
     pub name: Option<String>,
     #[oai(rename = "type")]
     #[oai(nullable)]
-    pub kind: Option<String>,
+    pub kind: Option<schema::AlertType>,
     #[oai(nullable)]
     pub threshold: Option<f64>,
     #[oai(nullable)]
@@ -86,7 +87,7 @@ pub struct AlertRule {
     pub game_id: String,
     pub name: String,
     #[oai(rename = "type")]
-    pub kind: String,
+    pub kind: schema::AlertType,
     pub threshold: f64,
     pub comparison_window_hours: i32,
     pub email: String,
@@ -94,7 +95,7 @@ pub struct AlertRule {
     #[oai(nullable)]
     pub discord_webhook_url: Option<String>,
     #[oai(nullable)]
-    pub environment: Option<String>,
+    pub environment: Option<Environment>,
     pub enabled: bool,
     /// When the rule last fired; it fires again at the earliest 60 minutes later.
     #[oai(nullable)]
@@ -116,7 +117,7 @@ pub struct AlertHistoryItem {
     /// The rule's name when it fired.
     pub name: String,
     #[oai(rename = "type")]
-    pub kind: String,
+    pub kind: schema::AlertType,
     pub current_value: f64,
     pub baseline_value: f64,
     /// Change from the baseline in percent.
@@ -188,12 +189,12 @@ fn rule_view(rule: alert_rules::Model, role: Role) -> AlertRule {
         rule_id: rule.id.to_string(),
         game_id: rule.game_id.to_string(),
         name: rule.name,
-        kind: rule.alert_type,
+        kind: rule.alert_type.into(),
         threshold: rule.threshold,
         comparison_window_hours: rule.comparison_window_hours,
         email: rule.email,
         discord_webhook_url: webhook,
-        environment: rule.environment,
+        environment: rule.environment.map(Into::into),
         enabled: rule.enabled,
         last_fired_at: rule.last_fired_at.map(Timestamp::from),
         created_at: Timestamp::from(rule.created_at),
@@ -218,7 +219,7 @@ fn history_view(item: alert_history::Model) -> AlertHistoryItem {
         id: item.id.to_string(),
         rule_id: item.rule_id.to_string(),
         name: item.name,
-        kind: item.alert_type,
+        kind: item.alert_type.into(),
         current_value: item.current_value,
         baseline_value: item.baseline_value,
         change_percent: item.change_percent,

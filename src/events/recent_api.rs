@@ -2,6 +2,7 @@
 //! `GET /v1/games/{game_id}/events/counts` (events per name over UTC days): what the dashboard
 //! reads of a game's stored events (any member).
 use super::recent::{self, Cursor, Filter};
+use crate::http::schema::Environment;
 use crate::http::schema::Timestamp;
 use crate::{
     auth::BearerAuth,
@@ -37,7 +38,7 @@ pub struct StoredEvent {
     pub player_id: Option<String>,
     pub session_id: String,
     /// `development` or `production`: the environment of the API key that sent it.
-    pub environment: String,
+    pub environment: Environment,
     /// The event's `properties` (a JSON object).
     pub properties: Value,
     /// `client_timestamp`, or the receive time when there was none (or it was more than 5
@@ -80,7 +81,7 @@ pub fn stored_event_view(row: events::Model) -> StoredEvent {
         event_name: row.event_name,
         player_id: row.player_id,
         session_id: row.session_id,
-        environment: row.environment,
+        environment: row.environment.into(),
         properties: row.properties,
         occurred_at: Timestamp::from(row.occurred_at),
         received_at: Timestamp::from(row.received_at),

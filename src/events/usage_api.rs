@@ -1,6 +1,7 @@
 //! `GET /v1/games/{game_id}/usage`: the game's event quota this month (dashboard, any member),
 //! read from the counter `/v1/track` reserves against.
 use super::{quota, writer::month_of};
+use crate::http::schema::Tier;
 use crate::{
     auth::BearerAuth,
     games::{require_role, service::monthly_quota, Role},
@@ -20,7 +21,7 @@ pub struct QuotaUsage {
     /// `YYYY-MM` (UTC).
     pub month: String,
     /// The game's tier, which sets `limit`.
-    pub tier: String,
+    pub tier: Tier,
     /// Events counted this month (development and production keys together).
     pub used: u64,
     /// Monthly event limit of the tier.
@@ -47,7 +48,7 @@ impl UsageApi {
         let limit = monthly_quota(&access.game.tier);
         Ok(Json(QuotaUsage {
             month,
-            tier: access.game.tier,
+            tier: access.game.tier.into(),
             used,
             limit,
             remaining: limit.saturating_sub(used),

@@ -4,6 +4,7 @@ use super::{
     service::{self, FunnelChanges, Mode, NewFunnel},
     views::{self, funnel_view, Funnel, FunnelList, FunnelReport},
 };
+use crate::http::schema::FunnelMode;
 use crate::{
     auth::BearerAuth,
     games::{access::Role, require_role},
@@ -30,7 +31,7 @@ pub struct CreateFunnel {
     /// `loose` (default): steps in any order, repeats counted once. `strict`: each step after
     /// the previous one.
     #[oai(nullable)]
-    pub mode: Option<String>,
+    pub mode: Option<FunnelMode>,
     /// 2 to 20 event names, in funnel order.
     pub steps: Vec<String>,
     /// Optional conversion window in hours (1 to 8760), counted from the user's first step-1
@@ -45,7 +46,7 @@ pub struct UpdateFunnel {
     #[oai(nullable)]
     pub name: Option<String>,
     #[oai(nullable)]
-    pub mode: Option<String>,
+    pub mode: Option<FunnelMode>,
     #[oai(nullable)]
     pub steps: Option<Vec<String>>,
     /// A number sets the window; `null` removes it.

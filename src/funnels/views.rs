@@ -1,5 +1,6 @@
 //! The answers both funnel APIs share: definitions and conversion reports.
 use super::{service, FunnelError};
+use crate::http::schema::FunnelMode;
 use crate::http::schema::Timestamp;
 use crate::state::AppState;
 use entity::funnels;
@@ -12,7 +13,7 @@ pub struct Funnel {
     pub game_id: String,
     pub name: String,
     /// `loose` or `strict`.
-    pub mode: String,
+    pub mode: FunnelMode,
     pub steps: Vec<String>,
     /// Conversion window in hours; null when there is none.
     #[oai(nullable)]
@@ -47,7 +48,7 @@ pub struct FunnelReport {
     pub funnel_id: String,
     pub name: String,
     /// `loose` or `strict`.
-    pub mode: String,
+    pub mode: FunnelMode,
     /// First day counted (UTC, inclusive).
     pub from: String,
     /// Last day counted (UTC, inclusive).
@@ -65,7 +66,7 @@ pub fn funnel_view(funnel: funnels::Model) -> Funnel {
         funnel_id: funnel.id.to_string(),
         game_id: funnel.game_id.to_string(),
         steps: service::steps_of(&funnel),
-        mode: funnel.mode,
+        mode: funnel.mode.into(),
         name: funnel.name,
         within_hours: funnel.within_hours,
         created_at: Timestamp::from(funnel.created_at),
@@ -85,7 +86,7 @@ pub async fn report(
     Ok(FunnelReport {
         funnel_id: funnel.id.to_string(),
         name: funnel.name.clone(),
-        mode: funnel.mode.clone(),
+        mode: funnel.mode.clone().into(),
         from: report.from.to_string(),
         to: report.to.to_string(),
         within_hours: funnel.within_hours,

@@ -6,6 +6,7 @@ use super::{
     GameError,
 };
 use crate::http::schema::Timestamp;
+use crate::http::schema::{self, AccountStatus, EventValidation, PlayerAuthMode, Tier};
 use crate::{
     accounts::service::{self as accounts, Email},
     auth::BearerAuth,
@@ -29,7 +30,7 @@ pub struct CreateGame {
     pub name: String,
     /// `free` (default), `indie` or `studio`; only the instance admin may choose a paid tier.
     #[oai(nullable)]
-    pub tier: Option<String>,
+    pub tier: Option<Tier>,
 }
 
 #[derive(Object)]
@@ -39,10 +40,10 @@ pub struct UpdateGame {
     pub name: Option<String>,
     /// Admin only.
     #[oai(nullable)]
-    pub tier: Option<String>,
+    pub tier: Option<Tier>,
     /// `off`, `warn` or `enforce`: what happens to events that break their event schema.
     #[oai(nullable)]
-    pub event_validation: Option<String>,
+    pub event_validation: Option<EventValidation>,
     /// Requests per minute for each of this game's API keys: the owner may set it up to
     /// `max_rate_limit_per_minute`, the admin to anything; null (back to the instance default)
     /// is the admin's.
@@ -56,7 +57,7 @@ pub struct UpdateGame {
     /// a request with one acts only as its player) or `required` (player-scoped routes also
     /// refuse requests without one).
     #[oai(nullable)]
-    pub player_auth: Option<String>,
+    pub player_auth: Option<PlayerAuthMode>,
     /// Whether a game key may read what is not about one player (funnel reports, the presence
     /// list); default true.
     #[oai(nullable)]
@@ -76,8 +77,8 @@ pub struct UpdateGame {
 pub struct Game {
     pub game_id: String,
     pub name: String,
-    pub tier: String,
-    pub event_validation: String,
+    pub tier: Tier,
+    pub event_validation: EventValidation,
     /// Monthly event quota of the tier.
     pub monthly_event_quota: u64,
     /// Per-key rate limit override; absent when the instance default applies.
@@ -89,7 +90,7 @@ pub struct Game {
     #[oai(nullable)]
     pub max_rate_limit_per_minute: Option<u32>,
     /// `off`, `optional` or `required`.
-    pub player_auth: String,
+    pub player_auth: PlayerAuthMode,
     /// Whether a game key may read funnel reports and the presence list.
     pub key_reads: bool,
     /// Per-player-token rate limit; absent when the default (120) applies.
@@ -98,7 +99,7 @@ pub struct Game {
     /// Whether a secret for signed custom player ids has been made (`POST .../player-secret`).
     pub player_secret_set: bool,
     /// The caller's role on this game.
-    pub role: String,
+    pub role: schema::Role,
     pub created_at: Timestamp,
 }
 
@@ -120,22 +121,22 @@ pub struct InviteMember {
     /// An unknown address gets a pending account and an invitation e-mail.
     pub email: String,
     /// `owner`, `editor` or `viewer`.
-    pub role: String,
+    pub role: schema::Role,
 }
 
 #[derive(Object)]
 #[oai(deny_unknown_fields)]
 pub struct ChangeMember {
-    pub role: String,
+    pub role: schema::Role,
 }
 
 #[derive(Object)]
 pub struct Member {
     pub user_id: String,
     pub email: String,
-    pub role: String,
+    pub role: schema::Role,
     /// `active` or `pending` (invited, no password yet).
-    pub status: String,
+    pub status: AccountStatus,
     pub added_at: Timestamp,
 }
 
@@ -168,11 +169,11 @@ pub fn game_view(game: games::Model, role: Role) -> Game {
         monthly_event_quota: service::monthly_quota(&game.tier),
         allowed_origins: game.origins(),
         name: game.name,
-        tier: game.tier,
-        event_validation: game.event_validation,
+        tier: game.tier.into(),
+        event_validation: game.event_validation.into(),
         rate_limit_per_minute: game.rate_limit_per_minute.map(|l| l.max(0) as u32),
         max_rate_limit_per_minute: game.max_rate_limit_per_minute.map(|l| l.max(0) as u32),
-        player_auth: game.player_auth,
+        player_auth: game.player_auth.into(),
         key_reads: game.key_reads,
         player_rate_limit_per_minute: game.player_rate_limit_per_minute.map(|l| l.max(0) as u32),
         player_secret_set: game.player_secret.is_some(),
@@ -185,8 +186,8 @@ fn member_view(member: game_members::Model, user: users::Model) -> Member {
     Member {
         user_id: user.id.to_string(),
         email: user.email,
-        role: member.role,
-        status: user.status,
+        role: member.role.into(),
+        status: user.status.into(),
         added_at: Timestamp::from(member.created_at),
     }
 }

@@ -1,5 +1,6 @@
 //! `/v1/games/{game_id}/api-keys`: create (raw key shown once), list (prefix only), revoke.
 use super::{access::Role, require_role, service};
+use crate::http::schema::Environment;
 use crate::http::schema::Timestamp;
 use crate::{auth::BearerAuth, http::ApiTags, state::AppState};
 use poem_openapi::{param::Path, payload::Json, ApiResponse, Object, OpenApi};
@@ -16,7 +17,7 @@ pub struct CreateKey {
     #[oai(nullable)]
     pub name: Option<String>,
     /// `development` or `production`.
-    pub environment: String,
+    pub environment: Environment,
 }
 
 #[derive(Object)]
@@ -25,7 +26,7 @@ pub struct CreatedKey {
     /// The raw key. It is shown only in this answer; store it now.
     pub key: String,
     pub name: String,
-    pub environment: String,
+    pub environment: Environment,
     pub created_at: Timestamp,
 }
 
@@ -33,7 +34,7 @@ pub struct CreatedKey {
 pub struct KeySummary {
     pub key_id: String,
     pub name: String,
-    pub environment: String,
+    pub environment: Environment,
     /// The first characters of the key, to tell keys apart.
     pub prefix: String,
     pub created_at: Timestamp,
@@ -77,7 +78,7 @@ impl ApiKeysApi {
             key_id: key.id.to_string(),
             key: raw,
             name: key.name,
-            environment: key.environment,
+            environment: key.environment.into(),
             created_at: Timestamp::from(key.created_at),
         })))
     }
@@ -97,7 +98,7 @@ impl ApiKeysApi {
                 .map(|k| KeySummary {
                     key_id: k.id.to_string(),
                     name: k.name,
-                    environment: k.environment,
+                    environment: k.environment.into(),
                     prefix: k.key_prefix,
                     created_at: Timestamp::from(k.created_at),
                 })

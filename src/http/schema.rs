@@ -116,7 +116,6 @@ macro_rules! word_set {
             MetaSchemaRef::Reference(stringify!($ty).to_string()),
             |registry| {
                 registry.create_schema::<$ty, _>(stringify!($ty).to_string(), |_| MetaSchema {
-                    description: Some(concat!("One of: ", $($word, " "),+).trim_end()),
                     enum_items: $ty::WORDS.iter().map(|word| Value::String(word.to_string())).collect(),
                     ..MetaSchema::new("string")
                 })
@@ -147,7 +146,7 @@ word_set!(
 );
 word_set!(
     /// How often a board starts over.
-    BoardPeriod = ["daily", "weekly", "monthly", "all_time"]
+    ResetPeriod = ["daily", "weekly", "monthly", "all_time"]
 );
 word_set!(
     /// How a funnel counts its steps.
@@ -164,4 +163,12 @@ word_set!(
 word_set!(
     /// How a game's players sign in.
     PlayerAuthMode = ["off", "optional", "required"]
+);
+word_set!(
+    /// Whether a leaderboard entry is on the public board or awaits review.
+    EntryStatus = ["ok", "suspicious"]
+);
+word_set!(
+    /// Whether an account has chosen its password (`pending`: invited, not yet).
+    AccountStatus = ["active", "pending"]
 );

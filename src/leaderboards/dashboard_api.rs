@@ -8,6 +8,7 @@ use super::{
     score::Score,
 };
 use crate::http::schema::Timestamp;
+use crate::http::schema::{self, EntryStatus, ResetPeriod};
 use crate::{
     auth::BearerAuth,
     games::{require_role, Role},
@@ -35,10 +36,10 @@ pub struct CreateLeaderboard {
     pub board_name: String,
     /// `higher` (default) or `lower`: which score is better.
     #[oai(nullable)]
-    pub order: Option<String>,
+    pub order: Option<schema::ScoreOrder>,
     /// `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default).
     #[oai(nullable)]
-    pub period: Option<String>,
+    pub period: Option<ResetPeriod>,
     /// All-time boards only: an RFC 3339 instant at which the board resets once.
     #[oai(nullable)]
     pub auto_reset_at: Option<Timestamp>,
@@ -55,10 +56,10 @@ pub struct CreateLeaderboard {
 pub struct UpdateLeaderboard {
     /// Only while the board has no entries.
     #[oai(nullable)]
-    pub order: Option<String>,
+    pub order: Option<schema::ScoreOrder>,
     /// Takes effect at once: the current period changes, the old one is archived.
     #[oai(nullable)]
-    pub period: Option<String>,
+    pub period: Option<ResetPeriod>,
     /// null clears it.
     #[oai(nullable)]
     pub auto_reset_at: MaybeUndefined<String>,
@@ -73,8 +74,8 @@ pub struct UpdateLeaderboard {
 #[derive(Object)]
 pub struct LeaderboardDefinition {
     pub board_name: String,
-    pub order: String,
-    pub period: String,
+    pub order: schema::ScoreOrder,
+    pub period: ResetPeriod,
     #[oai(nullable)]
     pub auto_reset_at: Option<Timestamp>,
     #[oai(nullable)]
@@ -100,7 +101,7 @@ pub struct ModeratedEntry {
     pub score: Score,
     pub metadata: Value,
     /// `ok` (on the public board) or `suspicious` (outside the bounds, awaiting review).
-    pub status: String,
+    pub status: EntryStatus,
     /// Rank on the public board; given when listing `status=ok`.
     #[oai(nullable)]
     pub rank: Option<u64>,
@@ -111,7 +112,7 @@ pub struct ModeratedEntry {
 pub struct ModeratedEntries {
     pub board_name: String,
     pub period: String,
-    pub status: String,
+    pub status: EntryStatus,
     pub total: u64,
     pub limit: u64,
     pub offset: u64,
@@ -178,8 +179,8 @@ pub enum Removed {
 fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
     LeaderboardDefinition {
         board_name: board.model.board_name.clone(),
-        order: board.model.score_order.clone(),
-        period: board.model.period.clone(),
+        order: board.model.score_order.clone().into(),
+        period: board.model.period.clone().into(),
         auto_reset_at: board.model.auto_reset_at.map(Timestamp::from),
         min_score: board.model.min_score.map(Score),
         max_score: board.model.max_score.map(Score),
@@ -377,7 +378,7 @@ impl LeaderboardAdminApi {
         Ok(Json(ModeratedEntries {
             board_name: board.name().to_string(),
             period: listing.period,
-            status: status.0.unwrap_or_else(|| "all".into()),
+            status: status.0.unwrap_or_else(|| "all".into()).into(),
             total: listing.total,
             limit,
             offset,
@@ -389,7 +390,7 @@ impl LeaderboardAdminApi {
                     player_name: e.entry.player_name,
                     score: Score(e.entry.score),
                     metadata: e.entry.metadata,
-                    status: e.status,
+                    status: e.status.into(),
                     rank: e.rank,
                     updated_at: e.entry.updated_at.into(),
                 })

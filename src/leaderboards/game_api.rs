@@ -6,6 +6,7 @@ use super::{
     service::{self, Ranked, Standing, Submission},
 };
 use crate::http::schema::Timestamp;
+use crate::http::schema::{EntryStatus, ScoreOrder};
 use crate::{auth::ApiKeyAuth, http::ApiTags, rendered::RenderedJson, state::AppState};
 use poem_openapi::{
     param::{Path, Query},
@@ -78,10 +79,10 @@ pub struct SubmittedEntry {
     pub updated: bool,
     /// `ok`, or `suspicious` when the score is outside the board's bounds: it is then kept off
     /// the public board until a moderator approves it.
-    pub status: String,
+    pub status: EntryStatus,
     /// The board's order: `higher` (higher scores are better) or `lower`. A client keeping
     /// scores back (the 5-second throttle) uses it to know which of two scores is better.
-    pub order: String,
+    pub order: ScoreOrder,
 }
 
 #[derive(Object)]
@@ -146,8 +147,8 @@ pub fn submitted_view(board_name: &BoardName, standing: Standing) -> SubmittedEn
         rank: standing.rank,
         updated_at: standing.entry.updated_at.into(),
         updated: standing.updated,
-        status: standing.status.to_string(),
-        order: standing.order.to_string(),
+        status: standing.status.to_string().into(),
+        order: standing.order.to_string().into(),
     }
 }
 

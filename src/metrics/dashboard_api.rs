@@ -3,6 +3,7 @@ use super::{
     service::{self, Buckets, Metric, Scope},
     MetricError,
 };
+use crate::http::schema::Environment;
 use crate::{
     auth::BearerAuth,
     games::{access::Role, require_role},
@@ -46,7 +47,7 @@ pub struct MetricSeries {
     pub from: String,
     pub to: String,
     #[oai(nullable)]
-    pub environment: Option<String>,
+    pub environment: Option<Environment>,
     /// Every bucket of the range, oldest first, including empty ones.
     pub points: Vec<MetricPoint>,
     /// Sum over the range for events, crashes, log_errors and revenue; absent for the others.
@@ -130,7 +131,7 @@ impl MetricsApi {
             bucket: bucket_name.into(),
             from: from.to_string(),
             to: to.to_string(),
-            environment,
+            environment: environment.map(Into::into),
             points: points
                 .into_iter()
                 .enumerate()

@@ -5,6 +5,7 @@ use super::{
     service::{parse_page, parse_status},
     stream,
 };
+use crate::http::schema::PresenceStatus;
 use crate::http::schema::Timestamp;
 use crate::{
     auth::BearerAuth,
@@ -25,7 +26,7 @@ pub struct LiveActivityApi {
 pub struct LiveActivity {
     pub player_id: String,
     /// `playing`, `waiting` or `idle`.
-    pub status: String,
+    pub status: PresenceStatus,
     pub activity: String,
     pub details: Value,
     pub updated_at: Timestamp,
@@ -64,7 +65,7 @@ impl LiveActivityApi {
             page.entries
                 .into_iter()
                 .map(|entry| LiveActivity {
-                    status: entry.status_at(now).to_string(),
+                    status: entry.status_at(now).to_string().into(),
                     player_id: entry.player_id,
                     activity: entry.activity,
                     details: entry.data,

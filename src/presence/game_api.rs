@@ -3,6 +3,7 @@
 use super::service::{
     self, parse_activity, parse_details, parse_page, parse_session_id, parse_status, PresenceError,
 };
+use crate::http::schema::PresenceStatus;
 use crate::player::PlayerId;
 use crate::{
     auth::ApiKeyAuth,
@@ -37,7 +38,7 @@ pub struct SetActivity {
     pub details: Option<Value>,
     /// `playing` (default), `waiting` or `idle`.
     #[oai(nullable)]
-    pub status: Option<String>,
+    pub status: Option<PresenceStatus>,
 }
 
 #[derive(Object)]
@@ -56,7 +57,7 @@ pub struct Success {
 pub struct PresenceItem {
     pub player_id: String,
     /// `playing`, `waiting`, `idle`, or `offline` after 10 minutes without an update.
-    pub status: String,
+    pub status: PresenceStatus,
     pub activity: String,
     /// The activity's `details`.
     pub data: Value,
@@ -215,7 +216,7 @@ pub(super) async fn page(
 
 fn presence_item(entry: PresenceEntry, now: chrono::DateTime<chrono::Utc>) -> PresenceItem {
     PresenceItem {
-        status: entry.status_at(now).to_string(),
+        status: entry.status_at(now).to_string().into(),
         last_updated: timestamp(entry.updated_at),
         player_id: entry.player_id,
         activity: entry.activity,
