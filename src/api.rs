@@ -57,10 +57,21 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
     let service = openapi(state);
     let docs = service.swagger_ui();
     let spec = service.spec_endpoint();
+    crate::http::validation::init(|| service.spec());
     Route::new()
         .nest("/", service)
         .nest("/docs", docs)
         .at("/openapi.json", spec)
+        .around(|endpoint, mut req| async move {
+            let body = match read_json_body(&mut req).await {
+                Ok(body) => body,
+                Err(error) => return Err(error.into()),
+            };
+            endpoint.call(req).await.map_err(|error| match body {
+                Some(body) => crate::http::validation::name_the_field(error, &body),
+                None => error,
+            })
+        })
         .with(RateLimit::new(state))
         .around(|endpoint, mut req| async move {
             if let Err(error) = cap_body(&mut req) {
@@ -135,4 +146,30 @@ fn cap_body(req: &mut poem::Request) -> Result<(), ApiError> {
             Ok(())
         }
     }
+}
+
+/// Reads a JSON request body (already cut at the route's cap by `cap_body`) and keeps it, so
+/// that when it does not parse, `http::validation` can name the field at fault; a streamed
+/// body that reached the cap is refused with 413 here.
+async fn read_json_body(req: &mut poem::Request) -> Result<Option<bytes::Bytes>, ApiError> {
+    let json = req
+        .content_type()
+        .is_some_and(|content_type| content_type.contains("json"));
+    if !json || req.method() == poem::http::Method::GET {
+        return Ok(None);
+    }
+    let body = req
+        .take_body()
+        .into_bytes()
+        .await
+        .map_err(|_| ApiError::bad_request("The request body could not be read"))?;
+    let route_limit = crate::saves::body_limit(req.method(), req.uri().path());
+    if body.len() > route_limit.unwrap_or(MAX_BODY_BYTES) {
+        return Err(match route_limit {
+            Some(_) => crate::saves::body_too_large(),
+            None => ApiError::payload_too_large("Request body too large (limit 1 MiB)"),
+        });
+    }
+    req.set_body(body.clone());
+    Ok(Some(body))
 }

@@ -1,7 +1,18 @@
 //! `POST /v1/track`: games send analytics events.
 use super::{schemas::Violation, service};
-use crate::{auth::ApiKeyAuth, http::ApiTags, state::AppState};
-use poem_openapi::{payload::Json, ApiResponse, Object, OpenApi};
+use crate::{
+    auth::ApiKeyAuth,
+    http::{schema::Timestamp, ApiTags},
+    state::AppState,
+};
+use poem_openapi::{
+    payload::Json,
+    registry::{MetaSchema, MetaSchemaRef, Registry},
+    types::{ParseFromJSON, ParseResult, ToJSON, Type},
+    ApiResponse, Object, OpenApi,
+};
+use serde_json::Value;
+use std::borrow::Cow;
 
 pub struct TrackApi {
     pub state: AppState,
@@ -36,6 +47,82 @@ pub struct TrackAccepted {
     pub warnings: Option<Vec<SchemaViolation>>,
 }
 
+// This type gives `/v1/track` its schema; the body itself is read field by field by
+// `events::input`, whose error texts the interface fixes.
+/// One analytics event as a game sends it.
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct TrackEvent {
+    /// 1 to 128 characters. Reserved names that metrics read: `crash`, `log` (with
+    /// `properties.level` `error` or `warning`) and `purchase` (with numeric `properties.amount`).
+    #[oai(validator(min_length = 1, max_length = 128))]
+    pub event_name: String,
+    /// 1 to 128 characters.
+    #[oai(validator(min_length = 1, max_length = 128))]
+    pub session_id: String,
+    /// The player, when known: the active-user identity (else `session_id`).
+    #[oai(nullable, validator(max_length = 128))]
+    pub player_id: Option<String>,
+    /// Any JSON object.
+    #[oai(nullable)]
+    pub properties: Option<std::collections::HashMap<String, Value>>,
+    /// When it happened on the device; used unless more than 5 minutes in the future.
+    #[oai(nullable)]
+    pub client_timestamp: Option<Timestamp>,
+    /// Up to 64 characters: a retried event with the same id is stored once per game.
+    #[oai(nullable, validator(max_length = 64))]
+    pub event_id: Option<String>,
+}
+
+/// The `/v1/track` body: one event, or an array of 1 to 100 events.
+pub struct TrackBody(pub Value);
+
+impl Type for TrackBody {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Value;
+    type RawElementValueType = Value;
+
+    fn name() -> Cow<'static, str> {
+        "TrackBody".into()
+    }
+    fn schema_ref() -> MetaSchemaRef {
+        let batch = MetaSchema {
+            items: Some(Box::new(TrackEvent::schema_ref())),
+            min_items: Some(1),
+            max_items: Some(super::input::MAX_BATCH),
+            ..MetaSchema::new("array")
+        };
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            one_of: vec![
+                TrackEvent::schema_ref(),
+                MetaSchemaRef::Inline(Box::new(batch)),
+            ],
+            ..MetaSchema::ANY
+        }))
+    }
+    fn register(registry: &mut Registry) {
+        TrackEvent::register(registry);
+    }
+    fn as_raw_value(&self) -> Option<&Value> {
+        Some(&self.0)
+    }
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Value> + 'a> {
+        Box::new(std::iter::once(&self.0))
+    }
+}
+
+impl ParseFromJSON for TrackBody {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        Ok(Self(value.unwrap_or_default()))
+    }
+}
+
+impl ToJSON for TrackBody {
+    fn to_json(&self) -> Option<Value> {
+        Some(self.0.clone())
+    }
+}
+
 #[derive(ApiResponse)]
 pub enum Tracked {
     /// Committed to the cold store.
@@ -63,14 +150,10 @@ impl TrackApi {
     /// `{error, quota: {current, limit, remaining}}` when the monthly quota cannot hold it, 503
     /// when storage is unavailable (retry). A 202 means the events are committed.
     #[oai(path = "/", method = "post", operation_id = "track")]
-    async fn track(
-        &self,
-        auth: ApiKeyAuth,
-        body: Json<serde_json::Value>,
-    ) -> poem::Result<Tracked> {
+    async fn track(&self, auth: ApiKeyAuth, body: Json<TrackBody>) -> poem::Result<Tracked> {
         auth.player_optional()?;
         let player = auth.player().map(str::to_string);
-        let accepted = service::track(&self.state, auth.0, player.as_deref(), body.0).await?;
+        let accepted = service::track(&self.state, auth.0, player.as_deref(), body.0 .0).await?;
         let warnings = (!accepted.warnings.is_empty())
             .then(|| accepted.warnings.into_iter().map(violation_view).collect());
         Ok(Tracked::Accepted(Json(TrackAccepted {

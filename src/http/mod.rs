@@ -2,6 +2,7 @@
 //! JSON bodies sent as stored text. It imports no feature, so any feature can use it.
 pub mod json_text;
 pub mod schema;
+pub mod validation;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use poem_openapi::Tags;

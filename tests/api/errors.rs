@@ -136,3 +136,137 @@ async fn every_player_scoped_route_applies_the_same_player_id_rule() {
         }
     }
 }
+
+/// A body that does not parse is answered with the field at fault and what is wrong with it, on
+/// every route with a JSON body, dashboard and game side alike, nested fields included.
+#[tokio::test]
+async fn validation_errors_name_the_field_and_the_problem() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let achievements = format!("/v1/games/{game_id}/achievements");
+    let dashboard_cases = [
+        (
+            Method::POST,
+            achievements.clone(),
+            json!({ "key": "a", "name": "A", "points": 5 }),
+            "description",
+            "description is required",
+        ),
+        (
+            Method::POST,
+            achievements.clone(),
+            json!({ "key": "a", "name": "A", "description": null, "points": 5 }),
+            "description",
+            "description must be a string",
+        ),
+        (
+            Method::POST,
+            achievements.clone(),
+            json!({ "key": "a", "name": "A", "description": "", "points": "ten" }),
+            "points",
+            "points must be an integer",
+        ),
+        (
+            Method::POST,
+            achievements,
+            json!({ "key": "a", "name": "A", "description": "", "points": 1, "colour": "red" }),
+            "colour",
+            "unknown field colour",
+        ),
+        (
+            Method::POST,
+            format!("/v1/games/{game_id}/funnels"),
+            json!({ "name": "f", "steps": ["a", {}] }),
+            "steps[1]",
+            "steps[1] must be a string",
+        ),
+        (
+            Method::POST,
+            "/v1/alerts".to_string(),
+            json!({ "game_id": game_id, "name": "x", "type": "crash_spike", "threshold": "high" }),
+            "threshold",
+            "threshold must be a number",
+        ),
+        (
+            Method::PATCH,
+            format!("/v1/games/{game_id}"),
+            json!({ "key_reads": "yes" }),
+            "key_reads",
+            "key_reads must be true or false or null",
+        ),
+    ];
+    for (method, path, body, field, message) in dashboard_cases {
+        let (status, error) = app.dashboard_json(method, &path, &token, body).await;
+        assert_eq!(status, 400, "{path}: {error}");
+        assert_eq!(error["field"], field, "{path}: {error}");
+        assert_eq!(error["error"], message, "{path}: {error}");
+    }
+
+    let game_cases = [
+        (
+            Method::PUT,
+            "/v1/saves/p1/slot".to_string(),
+            json!({ "data": {}, "version": "first" }),
+            "version",
+            "version must be an integer",
+        ),
+        (
+            Method::POST,
+            "/v1/leaderboards".to_string(),
+            json!({ "board_name": "b", "player_id": "p1", "player_name": "P" }),
+            "score",
+            "score is required",
+        ),
+    ];
+    for (method, path, body, field, message) in game_cases {
+        let (status, error) = app.game_json(method, &path, &key, body).await;
+        assert_eq!(status, 400, "{path}: {error}");
+        assert_eq!(error["field"], field, "{path}: {error}");
+        assert_eq!(error["error"], message, "{path}: {error}");
+    }
+
+    // Not JSON at all: said so, with where the parser stopped.
+    let (status, error) = app
+        .dashboard(Method::POST, "/v1/games", &token)
+        .header("content-type", "application/json")
+        .body("{\"name\": ")
+        .fetch()
+        .await;
+    assert_eq!(status, 400);
+    let message = error["error"].as_str().unwrap_or_default();
+    assert!(message.starts_with("the body is not valid JSON"), "{error}");
+
+    // Nothing of a refused request was stored.
+    let (_, list) = app
+        .dashboard_call(
+            Method::GET,
+            &format!("/v1/games/{game_id}/achievements"),
+            &token,
+        )
+        .await;
+    assert_eq!(
+        list["achievements"].as_array().map(Vec::len),
+        Some(0),
+        "{list}"
+    );
+}
+
+/// A streamed (chunked) body over 1 MiB is refused with 413 like an announced one.
+#[tokio::test]
+async fn a_streamed_body_over_the_cap_is_413() {
+    let app = spawn_app().await;
+    let token = app.new_user().await;
+    let chunks: Vec<Result<bytes::Bytes, std::io::Error>> = (0..17)
+        .map(|_| Ok(bytes::Bytes::from(vec![b' '; 64 * 1024])))
+        .collect();
+    let (status, error) = app
+        .dashboard(Method::POST, "/v1/games", &token)
+        .header("content-type", "application/json")
+        .body(reqwest::Body::wrap_stream(futures_util::stream::iter(
+            chunks,
+        )))
+        .fetch()
+        .await;
+    assert_eq!(status, 413, "{error}");
+    assert!(error["error"].is_string(), "{error}");
+}
