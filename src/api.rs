@@ -56,8 +56,13 @@ pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, (
 pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
     let service = openapi(state);
     let docs = service.swagger_ui();
-    let spec = service.spec_endpoint();
-    crate::http::validation::init(|| service.spec());
+    let spec = crate::http::error_responses::document(&service.spec());
+    crate::http::validation::init(|| spec.clone());
+    let spec = poem::endpoint::make_sync(move |_| {
+        Response::builder()
+            .content_type("application/json; charset=utf-8")
+            .body(spec.clone())
+    });
     Route::new()
         .nest("/", service)
         .nest("/docs", docs)

@@ -383,8 +383,14 @@ pub trait Fetch {
 }
 
 impl Fetch for RequestBuilder {
+    /// Also checks the status against the OpenAPI document (`contract::check`).
     async fn fetch(self) -> (u16, Value) {
-        read(self.send().await.unwrap()).await
+        let (client, request) = self.build_split();
+        let request = request.unwrap();
+        let (method, path) = (request.method().clone(), request.url().path().to_string());
+        let (status, body) = read(client.execute(request).await.unwrap()).await;
+        crate::contract::check(&method, &path, status, &body);
+        (status, body)
     }
 }
 
