@@ -38,685 +38,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/auth/register": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a dashboard account. The first account on an instance becomes its admin. On an
-         *     instance started with `--registration closed`, every later one answers 403: people join
-         *     through an invitation to a game instead.
-         */
-        post: operations["register"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Log in with e-mail and password. Five wrong passwords in a row lock the account for
-         *     15 minutes (403 `ACCOUNT_LOCKED`); invited accounts must set a password first
-         *     (403 `ACCOUNT_PENDING`).
-         */
-        post: operations["login"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The account the bearer token belongs to. */
-        get: operations["getCurrentUser"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/forgot-password": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Ask for a password-reset e-mail. The answer is the same whether or not the address
-         *     has an account.
-         */
-        post: operations["forgotPassword"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/reset-password": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Set a new password with the token from the reset (or invitation) e-mail. A token
-         *     works once and for one hour (invitations: 7 days).
-         */
-        post: operations["resetPassword"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The games you are a member of (every game for the instance admin). */
-        get: operations["listGames"];
-        put?: never;
-        /** Create a game; you become its owner. */
-        post: operations["createGame"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One game. */
-        get: operations["getGame"];
-        put?: never;
-        post?: never;
-        /** Delete a game and everything stored for it (owner). */
-        delete: operations["deleteGame"];
-        options?: never;
-        head?: never;
-        /**
-         * Rename a game, change its validation mode, allowed web origins, player identity and rate
-         *     limits up to the admin's cap (owner); tier, the cap, and resetting a limit (admin).
-         */
-        patch: operations["updateGame"];
-        trace?: never;
-    };
-    "/v1/games/{game_id}/player-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Make a new secret for the studio's backend to sign custom player ids with (owner),
-         *     replacing the old one. Shown once: keep it on the studio's servers, never in the game.
-         */
-        post: operations["rotatePlayerSecret"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/members": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The game's members and their roles. */
-        get: operations["listMembers"];
-        put?: never;
-        /**
-         * Add a member by e-mail (owner). An address without an account gets a pending account
-         *     and an e-mail with a token to set its password (valid 7 days).
-         */
-        post: operations["addMember"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/members/{user_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Remove a member (owner). A game always keeps at least one owner. */
-        delete: operations["removeMember"];
-        options?: never;
-        head?: never;
-        /** Change a member's role (owner). A game always keeps at least one owner. */
-        patch: operations["updateMember"];
-        trace?: never;
-    };
-    "/v1/games/{game_id}/api-keys": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The game's active keys (prefixes only; raw keys are never shown again). */
-        get: operations["listApiKeys"];
-        put?: never;
-        /** Create an API key for the game (owner). Events record which key sent them. */
-        post: operations["createApiKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/api-keys/{key_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Revoke a key (owner). Requests with it are refused from now on. */
-        delete: operations["revokeApiKey"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/config": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The remote config of the key's game. Poll it with the last `ETag` in `If-None-Match`:
-         *     while nothing changed the answer is an empty 304. A change reaches every API node
-         *     within a second.
-         */
-        get: operations["getConfig"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/config": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The game's remote config (any member). */
-        get: operations["getGameConfig"];
-        /**
-         * Replace the game's remote config (editor or owner). Games polling `GET /v1/config` see
-         *     the new values within a second.
-         */
-        put: operations["setGameConfig"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/track": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send one event or an array of up to 100 events.
-         * @description Each event: `event_name` (required, 1-128 characters), `session_id` (required),
-         *     `player_id`, `properties` (object), `client_timestamp` (ISO 8601) and `event_id` (up to
-         *     64 characters; a retried event with the same id is stored once). The request is all or
-         *     nothing: 400 when any event is invalid (or, with `event_validation` `enforce`, breaks its
-         *     schema: `{error, violations}`), 413 `{error, limit, received}` above 100 events, 429
-         *     `{error, quota: {current, limit, remaining}}` when the monthly quota cannot hold it, 503
-         *     when storage is unavailable (retry). A 202 means the events are committed.
-         */
-        post: operations["track"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/event-schemas/{event_name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The event schema of one event name. */
-        get: operations["getEventSchema"];
-        /**
-         * Set the JSON Schema (draft 2020-12) that the `properties` of `event_name` events must
-         *     match (editor). The body is the schema itself; an invalid schema is refused with 400.
-         */
-        put: operations["putEventSchema"];
-        post?: never;
-        /** Remove an event name's schema (editor): its events are no longer checked. */
-        delete: operations["deleteEventSchema"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/event-schemas/{event_name}/check": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Try a schema on the newest stored events of `event_name` before saving it (any member).
-         * @description Checks the newest `limit` events of the name (1 to 1000, default 100) against `schema`
-         *     and lists those that would break it; nothing is stored. An invalid schema is refused as
-         *     the PUT refuses it.
-         */
-        post: operations["checkEventSchema"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/event-schemas": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The game's event schemas, by event name. */
-        get: operations["listEventSchemas"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The game's recent events, newest first (any member).
-         * @description Ordered by `occurred_at`, then id. Paged by cursor: `limit` 1 to 200 (default 50); pass
-         *     a page's `next_before` as `before` for the next one (events stored meanwhile never
-         *     repeat or shift a page). Optionally only one `event_name`, `player_id` or `environment`.
-         */
-        get: operations["listRecentEvents"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/events/counts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Events per name over a range of UTC days (any member).
-         * @description `from`/`to` are `YYYY-MM-DD`, inclusive, by `occurred_at` (default: the 30 days up to
-         *     today; at most 366 days), as for `GET /v1/games/{game_id}/metrics`.
-         */
-        get: operations["countEventsByName"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The game's event quota this UTC month (any member): the count `/v1/track` enforces,
-         *     the same on every node.
-         */
-        get: operations["getGameUsage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/leaderboards": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Submit a score. Only a better score (higher, or lower on a lower-is-better board)
-         *     replaces the player's stored one; the answer is the entry as it stands, with its rank.
-         */
-        post: operations["submitScore"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/leaderboards/{board_name}/entries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Submit a score to the board in the path (same rules as `POST /v1/leaderboards`). */
-        post: operations["submitBoardEntry"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/leaderboards/{board_name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a board, ranked 1..n (ties: who reached the score first ranks higher). Reads the
-         *     current period unless `period` names another (e.g. yesterday's `2026-11-20`).
-         */
-        get: operations["getLeaderboard"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/leaderboards/{board_name}/players/{player_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A player's rank on a board and the entries around it (`around` either side, default 5,
-         *     at most 50). 404 when the player has no entry in the period.
-         */
-        get: operations["getPlayerStanding"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/leaderboards": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The game's leaderboards (viewer), including those created by a first score. */
-        get: operations["listLeaderboards"];
-        put?: never;
-        /**
-         * Define a leaderboard (editor): which score is better, its period, an optional one-time
-         *     reset date (all-time boards) and score bounds. 409 when the name is taken.
-         */
-        post: operations["createLeaderboard"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/leaderboards/{board_name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One leaderboard's definition (viewer). */
-        get: operations["getLeaderboardDefinition"];
-        put?: never;
-        post?: never;
-        /** Delete a leaderboard with all its entries, bans and archives (editor). */
-        delete: operations["deleteLeaderboard"];
-        options?: never;
-        head?: never;
-        /** Change a leaderboard (editor). `order` may change only while the board has no entries. */
-        patch: operations["updateLeaderboard"];
-        trace?: never;
-    };
-    "/v1/games/{game_id}/leaderboards/{board_name}/entries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A board's entries for review (viewer), best first: `status` `suspicious`, `ok` or `all`
-         *     (default), of the current period unless `period` names another. `player_id` lists one
-         *     player's entries only (the player search), each public one with its rank on the board.
-         */
-        get: operations["listLeaderboardEntries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/leaderboards/{board_name}/periods": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The periods a board has had scores in (viewer), newest first: the current one and the
-         *     finished ones, with their final entry counts once archived. Any of them can be read with
-         *     `?period=` on the entries route.
-         */
-        get: operations["listLeaderboardPeriods"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/leaderboards/{board_name}/bans": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The players banned from a board (viewer), most recent first. */
-        get: operations["listLeaderboardBans"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/leaderboards/{board_name}/entries/{player_id}/ban": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Ban a player from the board (editor): their entries are removed (every period) and their
-         *     later submissions to it are refused with 403.
-         */
-        post: operations["banLeaderboardPlayer"];
-        /** Lift a ban (editor). 404 when the player is not banned. */
-        delete: operations["unbanLeaderboardPlayer"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/leaderboards/{board_name}/entries/{player_id}/approve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Approve a player's suspicious entry (editor): it joins the public board if it beats the
-         *     player's public entry. 404 when there is no suspicious entry.
-         */
-        post: operations["approveLeaderboardEntry"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/achievements": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The game's achievement definitions with unlock counts and rarity (any member). */
-        get: operations["listAchievementDefinitions"];
-        put?: never;
-        /** Define an achievement (editor or owner). 409 when the game already has the key. */
-        post: operations["createAchievement"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/achievements/{key}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One achievement definition (any member). */
-        get: operations["getAchievementDefinition"];
-        put?: never;
-        post?: never;
-        /** Delete an achievement and every player's unlock of it (editor or owner). */
-        delete: operations["deleteAchievement"];
-        options?: never;
-        head?: never;
-        /** Change an achievement (editor or owner). Its key cannot change; unlocks are kept. */
-        patch: operations["updateAchievement"];
-        trace?: never;
-    };
     "/v1/achievements": {
         parameters: {
             query?: never;
@@ -780,48 +101,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/presence": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Players who are not offline, most recently updated first.
-         * @description Optionally of one status. Paged: `limit` 1 to 1000 (default 100), `offset` (default 0);
-         *     `active_count` counts every page.
-         */
-        get: operations["listPresence"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/presence/{player_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One player's presence.
-         * @description `offline` after 10 minutes of silence; kept for 24 hours after the last update; 404 for
-         *     a player with no presence.
-         */
-        get: operations["getPresence"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/activity/live": {
         parameters: {
             query?: never;
@@ -858,6 +137,495 @@ export interface paths {
          *     pass the token as `access_token`.
          */
         get: operations["streamActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's alert rules (any member). */
+        get: operations["listAlertRules"];
+        put?: never;
+        /** Create an alert rule (editor). See the type list for what each kind compares. */
+        post: operations["createAlertRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's alert firings, newest first (any member). `limit` 1 to 200, default 50. */
+        get: operations["listAlertHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert rule (any member of its game). */
+        get: operations["getAlertRule"];
+        put?: never;
+        post?: never;
+        /** Delete an alert rule (editor). Its history stays. */
+        delete: operations["deleteAlertRule"];
+        options?: never;
+        head?: never;
+        /** Change an alert rule (editor). Only the fields sent change. */
+        patch: operations["updateAlertRule"];
+        trace?: never;
+    };
+    "/v1/alerts/{rule_id}/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate the rule now (editor) and fire it if its trigger rule is met and it has not
+         *     fired in the last 60 minutes.
+         */
+        post: operations["evaluateAlertRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/{rule_id}/test-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message to the rule's webhook (editor). Answers whether it was delivered;
+         *     the receiver's response body is never shown.
+         */
+        post: operations["testAlertWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/forgot-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password-reset e-mail. The answer is the same whether or not the address
+         *     has an account.
+         */
+        post: operations["forgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with e-mail and password. Five wrong passwords in a row lock the account for
+         *     15 minutes (403 `ACCOUNT_LOCKED`); invited accounts must set a password first
+         *     (403 `ACCOUNT_PENDING`).
+         */
+        post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account the bearer token belongs to. */
+        get: operations["getCurrentUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a dashboard account. The first account on an instance becomes its admin. On an
+         *     instance started with `--registration closed`, every later one answers 403: people join
+         *     through an invitation to a game instead.
+         */
+        post: operations["register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with the token from the reset (or invitation) e-mail. A token
+         *     works once and for one hour (invitations: 7 days).
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The remote config of the key's game. Poll it with the last `ETag` in `If-None-Match`:
+         *     while nothing changed the answer is an empty 304. A change reaches every API node
+         *     within a second.
+         */
+        get: operations["getConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/funnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The funnels defined for the key's game. */
+        get: operations["listFunnelsWithKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/funnels/{funnel_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Conversion through one funnel over UTC days `from`..`to` (inclusive, `YYYY-MM-DD`).
+         *     Without `to` the range ends today; without `from` it covers the 30 days up to `to`
+         *     (at most 366 days). A user is the event's `player_id`, else its `session_id`.
+         */
+        get: operations["getFunnelReportWithKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The games you are a member of (every game for the instance admin). */
+        get: operations["listGames"];
+        put?: never;
+        /** Create a game; you become its owner. */
+        post: operations["createGame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One game. */
+        get: operations["getGame"];
+        put?: never;
+        post?: never;
+        /** Delete a game and everything stored for it (owner). */
+        delete: operations["deleteGame"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a game, change its validation mode, allowed web origins, player identity and rate
+         *     limits up to the admin's cap (owner); tier, the cap, and resetting a limit (admin).
+         */
+        patch: operations["updateGame"];
+        trace?: never;
+    };
+    "/v1/games/{game_id}/achievements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's achievement definitions with unlock counts and rarity (any member). */
+        get: operations["listAchievementDefinitions"];
+        put?: never;
+        /** Define an achievement (editor or owner). 409 when the game already has the key. */
+        post: operations["createAchievement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/achievements/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One achievement definition (any member). */
+        get: operations["getAchievementDefinition"];
+        put?: never;
+        post?: never;
+        /** Delete an achievement and every player's unlock of it (editor or owner). */
+        delete: operations["deleteAchievement"];
+        options?: never;
+        head?: never;
+        /** Change an achievement (editor or owner). Its key cannot change; unlocks are kept. */
+        patch: operations["updateAchievement"];
+        trace?: never;
+    };
+    "/v1/games/{game_id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's active keys (prefixes only; raw keys are never shown again). */
+        get: operations["listApiKeys"];
+        put?: never;
+        /** Create an API key for the game (owner). Events record which key sent them. */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a key (owner). Requests with it are refused from now on. */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's remote config (any member). */
+        get: operations["getGameConfig"];
+        /**
+         * Replace the game's remote config (editor or owner). Games polling `GET /v1/config` see
+         *     the new values within a second.
+         */
+        put: operations["setGameConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/event-schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's event schemas, by event name. */
+        get: operations["listEventSchemas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/event-schemas/{event_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event schema of one event name. */
+        get: operations["getEventSchema"];
+        /**
+         * Set the JSON Schema (draft 2020-12) that the `properties` of `event_name` events must
+         *     match (editor). The body is the schema itself; an invalid schema is refused with 400.
+         */
+        put: operations["putEventSchema"];
+        post?: never;
+        /** Remove an event name's schema (editor): its events are no longer checked. */
+        delete: operations["deleteEventSchema"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/event-schemas/{event_name}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a schema on the newest stored events of `event_name` before saving it (any member).
+         * @description Checks the newest `limit` events of the name (1 to 1000, default 100) against `schema`
+         *     and lists those that would break it; nothing is stored. An invalid schema is refused as
+         *     the PUT refuses it.
+         */
+        post: operations["checkEventSchema"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The game's recent events, newest first (any member).
+         * @description Ordered by `occurred_at`, then id. Paged by cursor: `limit` 1 to 200 (default 50); pass
+         *     a page's `next_before` as `before` for the next one (events stored meanwhile never
+         *     repeat or shift a page). Optionally only one `event_name`, `player_id` or `environment`.
+         */
+        get: operations["listRecentEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/events/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Events per name over a range of UTC days (any member).
+         * @description `from`/`to` are `YYYY-MM-DD`, inclusive, by `occurred_at` (default: the 30 days up to
+         *     today; at most 366 days), as for `GET /v1/games/{game_id}/metrics`.
+         */
+        get: operations["countEventsByName"];
         put?: never;
         post?: never;
         delete?: never;
@@ -926,15 +694,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/funnels": {
+    "/v1/games/{game_id}/leaderboards": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The funnels defined for the key's game. */
-        get: operations["listFunnels"];
+        /** The game's leaderboards (viewer), including those created by a first score. */
+        get: operations["listLeaderboards"];
+        put?: never;
+        /**
+         * Define a leaderboard (editor): which score is better, its period, an optional one-time
+         *     reset date (all-time boards) and score bounds. 409 when the name is taken.
+         */
+        post: operations["createLeaderboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/leaderboards/{board_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One leaderboard's definition (viewer). */
+        get: operations["getLeaderboardDefinition"];
+        put?: never;
+        post?: never;
+        /** Delete a leaderboard with all its entries, bans and archives (editor). */
+        delete: operations["deleteLeaderboard"];
+        options?: never;
+        head?: never;
+        /** Change a leaderboard (editor). `order` may change only while the board has no entries. */
+        patch: operations["updateLeaderboard"];
+        trace?: never;
+    };
+    "/v1/games/{game_id}/leaderboards/{board_name}/bans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The players banned from a board (viewer), most recent first. */
+        get: operations["listLeaderboardBans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -943,7 +751,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/funnels/{funnel_id}": {
+    "/v1/games/{game_id}/leaderboards/{board_name}/entries": {
         parameters: {
             query?: never;
             header?: never;
@@ -951,11 +759,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Conversion through one funnel over UTC days `from`..`to` (inclusive, `YYYY-MM-DD`).
-         *     Without `to` the range ends today; without `from` it covers the 30 days up to `to`
-         *     (at most 366 days). A user is the event's `player_id`, else its `session_id`.
+         * A board's entries for review (viewer), best first: `status` `suspicious`, `ok` or `all`
+         *     (default), of the current period unless `period` names another. `player_id` lists one
+         *     player's entries only (the player search), each public one with its rank on the board.
          */
-        get: operations["getFunnel"];
+        get: operations["listLeaderboardEntries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -964,61 +772,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/alerts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The game's alert rules (any member). */
-        get: operations["listAlertRules"];
-        put?: never;
-        /** Create an alert rule (editor). See the type list for what each kind compares. */
-        post: operations["createAlertRule"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/alerts/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The game's alert firings, newest first (any member). `limit` 1 to 200, default 50. */
-        get: operations["listAlertHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/alerts/{rule_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One alert rule (any member of its game). */
-        get: operations["getAlertRule"];
-        put?: never;
-        post?: never;
-        /** Delete an alert rule (editor). Its history stays. */
-        delete: operations["deleteAlertRule"];
-        options?: never;
-        head?: never;
-        /** Change an alert rule (editor). Only the fields sent change. */
-        patch: operations["updateAlertRule"];
-        trace?: never;
-    };
-    "/v1/alerts/{rule_id}/test-webhook": {
+    "/v1/games/{game_id}/leaderboards/{board_name}/entries/{player_id}/approve": {
         parameters: {
             query?: never;
             header?: never;
@@ -1028,17 +782,17 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a test message to the rule's webhook (editor). Answers whether it was delivered;
-         *     the receiver's response body is never shown.
+         * Approve a player's suspicious entry (editor): it joins the public board if it beats the
+         *     player's public entry. 404 when there is no suspicious entry.
          */
-        post: operations["testAlertWebhook"];
+        post: operations["approveLeaderboardEntry"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/v1/alerts/{rule_id}/evaluate": {
+    "/v1/games/{game_id}/leaderboards/{board_name}/entries/{player_id}/ban": {
         parameters: {
             query?: never;
             header?: never;
@@ -1048,14 +802,75 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Evaluate the rule now (editor) and fire it if its trigger rule is met and it has not
-         *     fired in the last 60 minutes.
+         * Ban a player from the board (editor): their entries are removed (every period) and their
+         *     later submissions to it are refused with 403.
          */
-        post: operations["evaluateAlertRule"];
+        post: operations["banLeaderboardPlayer"];
+        /** Lift a ban (editor). 404 when the player is not banned. */
+        delete: operations["unbanLeaderboardPlayer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/leaderboards/{board_name}/periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The periods a board has had scores in (viewer), newest first: the current one and the
+         *     finished ones, with their final entry counts once archived. Any of them can be read with
+         *     `?period=` on the entries route.
+         */
+        get: operations["listLeaderboardPeriods"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's members and their roles. */
+        get: operations["listMembers"];
+        put?: never;
+        /**
+         * Add a member by e-mail (owner). An address without an account gets a pending account
+         *     and an e-mail with a token to set its password (valid 7 days).
+         */
+        post: operations["addMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member (owner). A game always keeps at least one owner. */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /** Change a member's role (owner). A game always keeps at least one owner. */
+        patch: operations["updateMember"];
         trace?: never;
     };
     "/v1/games/{game_id}/metrics": {
@@ -1083,42 +898,20 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/saves/{player_id}/{slot}": {
+    "/v1/games/{game_id}/player-secret": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Read a save slot (404 when the player has no such slot). */
-        get: operations["getSave"];
-        /**
-         * Write a save slot. Send the version you last read (0 to create the slot): if someone
-         *     wrote it since, nothing is written and the answer is 409 with the stored version.
-         */
-        put: operations["putSave"];
-        post?: never;
-        /**
-         * Delete a save slot (404 when absent). With `?version=`, only while the slot still has
-         *     that version (409 with the stored version otherwise).
-         */
-        delete: operations["deleteSave"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/saves/{player_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The player's save slots with their versions and sizes (without the data). */
-        get: operations["listSaves"];
+        get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Make a new secret for the studio's backend to sign custom player ids with (owner),
+         *     replacing the old one. Shown once: keep it on the studio's servers, never in the game.
+         */
+        post: operations["rotatePlayerSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1133,7 +926,7 @@ export interface paths {
             cookie?: never;
         };
         /** A player's save slots with their versions and sizes (any member). */
-        get: operations["listPlayerSaves"];
+        get: operations["inspectPlayerSaves"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1150,11 +943,108 @@ export interface paths {
             cookie?: never;
         };
         /** One of a player's saves with its data (any member). */
-        get: operations["getPlayerSave"];
+        get: operations["inspectPlayerSave"];
         put?: never;
         post?: never;
         /** Delete one of a player's saves (editor or owner); 404 when absent. */
         delete: operations["deletePlayerSave"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The game's event quota this UTC month (any member): the count `/v1/track` enforces,
+         *     the same on every node.
+         */
+        get: operations["getGameUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/leaderboards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a score. Only a better score (higher, or lower on a lower-is-better board)
+         *     replaces the player's stored one; the answer is the entry as it stands, with its rank.
+         */
+        post: operations["submitScore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/leaderboards/{board_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a board, ranked 1..n (ties: who reached the score first ranks higher). Reads the
+         *     current period unless `period` names another (e.g. yesterday's `2026-11-20`).
+         */
+        get: operations["getLeaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/leaderboards/{board_name}/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit a score to the board in the path (same rules as `POST /v1/leaderboards`). */
+        post: operations["submitScoreToBoard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/leaderboards/{board_name}/players/{player_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's rank on a board and the entries around it (`around` either side, default 5,
+         *     at most 50). 404 when the player has no entry in the period.
+         */
+        get: operations["getPlayerStanding"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1219,63 +1109,177 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Players who are not offline, most recently updated first.
+         * @description Optionally of one status. Paged: `limit` 1 to 1000 (default 100), `offset` (default 0);
+         *     `active_count` counts every page.
+         */
+        get: operations["listPresence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/presence/{player_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One player's presence.
+         * @description `offline` after 10 minutes of silence; kept for 24 hours after the last update; 404 for
+         *     a player with no presence.
+         */
+        get: operations["getPresence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/saves/{player_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The player's save slots with their versions and sizes (without the data). */
+        get: operations["listSaves"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/saves/{player_id}/{slot}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a save slot (404 when the player has no such slot). */
+        get: operations["readSave"];
+        /**
+         * Write a save slot. Send the version you last read (0 to create the slot): if someone
+         *     wrote it since, nothing is written and the answer is 409 with the stored version.
+         */
+        put: operations["writeSave"];
+        post?: never;
+        /**
+         * Delete a save slot (404 when absent). With `?version=`, only while the slot still has
+         *     that version (409 with the stored version otherwise).
+         */
+        delete: operations["deleteSave"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/track": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one event or an array of up to 100 events.
+         * @description Each event: `event_name` (required, 1-128 characters), `session_id` (required),
+         *     `player_id`, `properties` (object), `client_timestamp` (ISO 8601) and `event_id` (up to
+         *     64 characters; a retried event with the same id is stored once). The request is all or
+         *     nothing: 400 when any event is invalid (or, with `event_validation` `enforce`, breaks its
+         *     schema: `{error, violations}`), 413 `{error, limit, received}` above 100 events, 429
+         *     `{error, quota: {current, limit, remaining}}` when the monthly quota cannot hold it, 503
+         *     when storage is unavailable (retry). A 202 means the events are committed.
+         */
+        post: operations["track"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @enum {string} */
+        AccountStatus: "active" | "pending";
         /**
          * Achievement
          * @description An achievement as a game sees it.
          */
         Achievement: {
+            /** @description `???` while hidden and locked. */
+            description: string;
+            hidden: boolean;
+            /** @description May be an empty string. */
+            icon_url: string;
             key: string;
             /** @description `???` while hidden and locked. */
             name: string;
-            /** @description `???` while hidden and locked. */
-            description: string;
-            /** @description May be an empty string. */
-            icon_url: string;
             /** Format: int32 */
             points: number;
-            hidden: boolean;
-            /** @description Present with `player_id`. */
-            unlocked?: boolean;
-            /** @description Present with `player_id`: when it was unlocked, null while locked. */
-            unlocked_at?: string;
-            /**
-             * Format: int64
-             * @description Players who have unlocked it.
-             */
-            unlock_count: number;
             /**
              * Format: double
              * @description Percent of the game's players who have it, two decimals.
              */
             rarity: number;
+            /**
+             * Format: int64
+             * @description Players who have unlocked it.
+             */
+            unlock_count: number;
+            /** @description Present with `player_id`. */
+            unlocked?: boolean | null;
+            /** @description Present with `player_id`: when it was unlocked, null while locked. */
+            unlocked_at?: string | null;
         };
         /**
          * AchievementDefinition
          * @description An achievement definition as the dashboard sees it (never masked).
          */
         AchievementDefinition: {
+            /** Format: date-time */
+            created_at: string;
+            description: string;
+            hidden: boolean;
+            icon_url: string;
             key: string;
             name: string;
-            description: string;
-            icon_url: string;
             /** Format: int32 */
             points: number;
-            hidden: boolean;
-            /**
-             * Format: int64
-             * @description Players who have unlocked it.
-             */
-            unlock_count: number;
             /**
              * Format: double
              * @description Percent of the game's players who have it (see `docs/presence.md` for who counts).
              */
             rarity: number;
-            created_at: string;
+            /**
+             * Format: int64
+             * @description Players who have unlocked it.
+             */
+            unlock_count: number;
+            /** Format: date-time */
             updated_at: string;
         };
         /** AchievementDefinitions */
@@ -1301,13 +1305,6 @@ export interface components {
          * @description One firing of a rule.
          */
         AlertHistoryItem: {
-            id: string;
-            rule_id: string;
-            /** @description The rule's name when it fired. */
-            name: string;
-            type: string;
-            /** Format: double */
-            current_value: number;
             /** Format: double */
             baseline_value: number;
             /**
@@ -1315,13 +1312,21 @@ export interface components {
              * @description Change from the baseline in percent.
              */
             change_percent: number;
+            /** Format: double */
+            current_value: number;
             /** @description `sent`, `failed` or `skipped` (no SMTP server configured). */
             email_status: string;
+            /** @description What went wrong with a failed delivery; null when nothing did. */
+            error?: string | null;
+            id: string;
+            /** @description The rule's name when it fired. */
+            name: string;
+            rule_id: string;
+            /** Format: date-time */
+            triggered_at: string;
+            type: components["schemas"]["AlertType"];
             /** @description `sent`, `failed` or `skipped` (no webhook on the rule). */
             webhook_status: string;
-            /** @description What went wrong with a failed delivery; null when nothing did. */
-            error?: string;
-            triggered_at: string;
         };
         /** AlertHistoryList */
         AlertHistoryList: {
@@ -1332,59 +1337,71 @@ export interface components {
          * @description An alert rule as stored.
          */
         AlertRule: {
-            rule_id: string;
-            game_id: string;
-            name: string;
-            type: string;
-            /** Format: double */
-            threshold: number;
             /** Format: int32 */
             comparison_window_hours: number;
-            email: string;
-            /** @description The webhook URL; viewers see only its scheme and host, since the path is a secret. */
-            discord_webhook_url?: string;
-            environment?: string;
-            enabled: boolean;
-            /** @description When the rule last fired; it fires again at the earliest 60 minutes later. */
-            last_fired_at?: string;
+            /** Format: date-time */
             created_at: string;
+            /** @description The webhook URL; viewers see only its scheme and host, since the path is a secret. */
+            discord_webhook_url?: string | null;
+            email: string;
+            enabled: boolean;
+            environment?: (components["schemas"]["Environment"] & unknown) | null;
+            game_id: string;
+            /**
+             * Format: date-time
+             * @description When the rule last fired; it fires again at the earliest 60 minutes later.
+             */
+            last_fired_at?: string | null;
+            name: string;
+            rule_id: string;
+            /** Format: double */
+            threshold: number;
+            type: components["schemas"]["AlertType"];
+            /** Format: date-time */
             updated_at: string;
         };
         /** AlertRuleList */
         AlertRuleList: {
             rules: components["schemas"]["AlertRule"][];
         };
+        /** @enum {string} */
+        AlertType: "crash_spike" | "log_error_spike" | "revenue_drop" | "dau_drop" | "retention_drop";
         /** AuthAnswer */
         AuthAnswer: {
+            /** @description Version of the running backend. */
+            backendVersion: string;
             /** @description Dashboard JWT, valid 7 days. Send it as `Authorization: Bearer <token>`. */
             token: string;
             user: components["schemas"]["UserSummary"];
-            /** @description Version of the running backend. */
-            backendVersion: string;
         };
         /** BanList */
         BanList: {
-            board_name: string;
             /** @description Most recent first. */
             bans: components["schemas"]["BannedPlayer"][];
+            board_name: string;
         };
         /** BannedPlayer */
         BannedPlayer: {
-            player_id: string;
+            /** Format: date-time */
             banned_at: string;
+            player_id: string;
         };
         /** BoardPeriod */
         BoardPeriod: {
-            /** @description The period key (see the board's `period`). */
-            period: string;
-            opened_at: string;
-            /** @description Set once the period is over and the worker archived it. */
-            archived_at?: string;
+            /**
+             * Format: date-time
+             * @description Set once the period is over and the worker archived it.
+             */
+            archived_at?: string | null;
             /**
              * Format: uint64
              * @description The period's final entry count, once archived.
              */
-            entries?: number;
+            entries?: number | null;
+            /** Format: date-time */
+            opened_at: string;
+            /** @description The period key (see the board's `period`). */
+            period: string;
         };
         /** BoardPeriods */
         BoardPeriods: {
@@ -1395,20 +1412,20 @@ export interface components {
         };
         /** ChangeMember */
         ChangeMember: {
-            role: string;
+            role: components["schemas"]["Role"];
         };
         /**
          * CheckSchema
          * @description A schema to try on the stored events of its event name.
          */
         CheckSchema: {
-            /** @description The JSON Schema, as the PUT would take it. */
-            schema: unknown;
             /**
              * Format: int64
              * @description How many of the newest events of the name to check: 1 to 1000 (default 100).
              */
-            limit?: number;
+            limit?: number | null;
+            /** @description The JSON Schema, as the PUT would take it. */
+            schema: unknown;
         };
         /** ClearActivity */
         ClearActivity: {
@@ -1416,31 +1433,47 @@ export interface components {
         };
         /** ConfigValues */
         ConfigValues: {
+            /**
+             * Format: date-time
+             * @description When the values last changed; null when never set.
+             */
+            updated_at?: string | null;
             /** @description The config games receive from `GET /v1/config`. */
             values: unknown;
-            /** @description When the values last changed; null when never set. */
-            updated_at?: string;
         };
         /** CreateAchievement */
         CreateAchievement: {
+            /** @description Up to 1000 characters. */
+            description: string;
+            /** @description While a player has it locked, name and description read `???`. Default false. */
+            hidden?: boolean | null;
+            /** @description Empty or an http(s) URL. */
+            icon_url?: string | null;
             /** @description Identifier the game unlocks it by: 1 to 64 letters, digits, `_`, `-` or `.`; unique per game. */
             key: string;
             /** @description 1 to 128 characters. */
             name: string;
-            /** @description Up to 1000 characters. */
-            description: string;
-            /** @description Empty or an http(s) URL. */
-            icon_url?: string;
             /**
              * Format: int64
              * @description 0 to 1000000.
              */
             points: number;
-            /** @description While a player has it locked, name and description read `???`. Default false. */
-            hidden?: boolean;
         };
         /** CreateAlertRule */
         CreateAlertRule: {
+            /**
+             * Format: int64
+             * @description Baseline window in hours (1 to 2160), e.g. 24, 72, 168 or 720.
+             */
+            comparison_window_hours: number;
+            /** @description Optional Discord-compatible webhook (http or https; public addresses only). */
+            discord_webhook_url?: string | null;
+            /** @description Where the notification e-mail goes. */
+            email: string;
+            /** @description Default true; a disabled rule is never fired. */
+            enabled?: boolean | null;
+            /** @description Watch only events sent with `development` or `production` keys (default: both). */
+            environment?: (components["schemas"]["Environment"] & unknown) | null;
             /**
              * Format: uuid
              * @description The game the rule watches.
@@ -1448,37 +1481,24 @@ export interface components {
             game_id: string;
             /** @description 1 to 100 characters. */
             name: string;
-            /** @description `crash_spike`, `log_error_spike`, `revenue_drop`, `dau_drop` or `retention_drop`. */
-            type: string;
             /**
              * Format: double
              * @description Spikes fire when current >= baseline x threshold (2.0 = at 200%); drops fire when
              *     current < baseline x threshold (0.7 = below 70%). Above 0, at most 1000.
              */
             threshold: number;
-            /**
-             * Format: int64
-             * @description Baseline window in hours (1 to 2160), e.g. 24, 72, 168 or 720.
-             */
-            comparison_window_hours: number;
-            /** @description Where the notification e-mail goes. */
-            email: string;
-            /** @description Optional Discord-compatible webhook (http or https; public addresses only). */
-            discord_webhook_url?: string;
-            /** @description Watch only events sent with `development` or `production` keys (default: both). */
-            environment?: string;
-            /** @description Default true; a disabled rule is never fired. */
-            enabled?: boolean;
+            /** @description `crash_spike`, `log_error_spike`, `revenue_drop`, `dau_drop` or `retention_drop`. */
+            type: components["schemas"]["AlertType"] & unknown;
         };
         /** CreateFunnel */
         CreateFunnel: {
-            /** @description 1 to 100 characters. */
-            name: string;
             /**
              * @description `loose` (default): steps in any order, repeats counted once. `strict`: each step after
              *     the previous one.
              */
-            mode?: string;
+            mode?: (components["schemas"]["FunnelMode"] & unknown) | null;
+            /** @description 1 to 100 characters. */
+            name: string;
             /** @description 2 to 20 event names, in funnel order. */
             steps: string[];
             /**
@@ -1486,51 +1506,55 @@ export interface components {
              * @description Optional conversion window in hours (1 to 8760), counted from the user's first step-1
              *     event in the range.
              */
-            within_hours?: number;
+            within_hours?: number | null;
         };
         /** CreateGame */
         CreateGame: {
             /** @description 1 to 100 characters. */
             name: string;
             /** @description `free` (default), `indie` or `studio`; only the instance admin may choose a paid tier. */
-            tier?: string;
+            tier?: (components["schemas"]["Tier"] & unknown) | null;
         };
         /** CreateKey */
         CreateKey: {
-            /** @description A label for the key, up to 100 characters. */
-            name?: string;
             /** @description `development` or `production`. */
-            environment: string;
+            environment: components["schemas"]["Environment"] & unknown;
+            /** @description A label for the key, up to 100 characters. */
+            name?: string | null;
         };
         /** CreateLeaderboard */
         CreateLeaderboard: {
+            /**
+             * Format: date-time
+             * @description All-time boards only: an RFC 3339 instant at which the board resets once.
+             */
+            auto_reset_at?: string | null;
             /** @description 1 to 255 characters, unique within the game. */
             board_name: string;
-            /** @description `higher` (default) or `lower`: which score is better. */
-            order?: string;
-            /** @description `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default). */
-            period?: string;
-            /** @description All-time boards only: an RFC 3339 instant at which the board resets once. */
-            auto_reset_at?: string;
-            /**
-             * Format: double
-             * @description Scores below this are stored as suspicious and kept off the board until approved.
-             */
-            min_score?: number;
             /**
              * Format: double
              * @description Scores above this are stored as suspicious and kept off the board until approved.
              */
-            max_score?: number;
+            max_score?: number | null;
+            /**
+             * Format: double
+             * @description Scores below this are stored as suspicious and kept off the board until approved.
+             */
+            min_score?: number | null;
+            /** @description `higher` (default) or `lower`: which score is better. */
+            order?: (components["schemas"]["ScoreOrder"] & unknown) | null;
+            /** @description `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default). */
+            period?: (components["schemas"]["ResetPeriod"] & unknown) | null;
         };
         /** CreatedKey */
         CreatedKey: {
-            key_id: string;
+            /** Format: date-time */
+            created_at: string;
+            environment: components["schemas"]["Environment"];
             /** @description The raw key. It is shown only in this answer; store it now. */
             key: string;
+            key_id: string;
             name: string;
-            environment: string;
-            created_at: string;
         };
         /** Credentials */
         Credentials: {
@@ -1538,57 +1562,97 @@ export interface components {
             /** @description At least 8 characters. */
             password: string;
         };
+        /** @enum {string} */
+        EntryStatus: "ok" | "suspicious";
+        /** @enum {string} */
+        Environment: "development" | "production";
+        /**
+         * Error
+         * @description Every non-2xx answer: `error` in plain words, and context fields where they apply.
+         */
+        Error: {
+            /** @description `ACCOUNT_LOCKED` or `ACCOUNT_PENDING` (403 on sign-in). */
+            code?: string;
+            /** @description What went wrong, for a person to read. */
+            error: string;
+            /** @description The request body field at fault (400). */
+            field?: string;
+            /** @description Position of the bad event in a `/v1/track` batch (400). */
+            index?: number;
+            /** @description The limit that was passed (413). */
+            limit?: number;
+            /** @description When to try again (429, rate limit). */
+            message?: string;
+            /** @description The game's monthly event quota (429 on `/v1/track`). */
+            quota?: {
+                current: number;
+                limit: number;
+                remaining: number;
+            };
+            /** @description What was sent, in the limit's unit (413). */
+            received?: number;
+            /** @description 429 (rate limit). */
+            statusCode?: number;
+            /** @description The version stored now (409 on a save). */
+            version?: number;
+            /** @description Events that break their event schema (400 on `/v1/track` with `enforce`). */
+            violations?: components["schemas"]["SchemaViolation"][];
+        };
         /**
          * EvaluationResult
          * @description The result of evaluating a rule now.
          */
         EvaluationResult: {
-            /** @description The rule fired: notifications went out and a history record was written. */
-            fired: boolean;
-            /** @description The trigger rule is met (it may still not fire while cooling down or disabled). */
-            triggered: boolean;
-            /** Format: double */
-            current_value: number;
             /** Format: double */
             baseline_value: number;
             /** Format: double */
             change_percent: number;
+            /** Format: double */
+            current_value: number;
+            /** @description The rule fired: notifications went out and a history record was written. */
+            fired: boolean;
+            /** @description The history record written when it fired. */
+            history_id?: string | null;
             /** @description Why it fired or not, in words. */
             reason: string;
-            /** @description The history record written when it fired. */
-            history_id?: string;
+            /** @description The trigger rule is met (it may still not fire while cooling down or disabled). */
+            triggered: boolean;
         };
         /** EventCounts */
         EventCounts: {
+            /** @description One item per event name, the most frequent first, then by name. */
+            counts: components["schemas"]["EventNameCount"][];
+            environment?: string | null;
             from: string;
             to: string;
-            environment?: string;
             /**
              * Format: uint64
              * @description Every event of the range.
              */
             total: number;
-            /** @description One item per event name, the most frequent first, then by name. */
-            counts: components["schemas"]["EventNameCount"][];
         };
         /** EventNameCount */
         EventNameCount: {
-            event_name: string;
             /** Format: uint64 */
             count: number;
+            event_name: string;
         };
         /** EventSchema */
         EventSchema: {
+            /** Format: date-time */
+            created_at: string;
             event_name: string;
             /** @description The JSON Schema the event's `properties` must match. */
             schema: unknown;
-            created_at: string;
+            /** Format: date-time */
             updated_at: string;
         };
         /** EventSchemaList */
         EventSchemaList: {
             event_schemas: components["schemas"]["EventSchema"][];
         };
+        /** @enum {string} */
+        EventValidation: "off" | "warn" | "enforce";
         /** ForgotPassword */
         ForgotPassword: {
             email: string;
@@ -1598,58 +1662,55 @@ export interface components {
          * @description A funnel definition.
          */
         Funnel: {
+            /** Format: date-time */
+            created_at: string;
             funnel_id: string;
             game_id: string;
-            name: string;
             /** @description `loose` or `strict`. */
-            mode: string;
+            mode: components["schemas"]["FunnelMode"] & unknown;
+            name: string;
             steps: string[];
+            /** Format: date-time */
+            updated_at: string;
             /**
              * Format: int32
              * @description Conversion window in hours; null when there is none.
              */
-            within_hours?: number;
-            created_at: string;
-            updated_at: string;
+            within_hours?: number | null;
         };
         /** FunnelList */
         FunnelList: {
             funnels: components["schemas"]["Funnel"][];
         };
+        /** @enum {string} */
+        FunnelMode: "loose" | "strict";
         /**
          * FunnelReport
          * @description Conversion through a funnel over a range of UTC days.
          */
         FunnelReport: {
-            funnel_id: string;
-            name: string;
-            /** @description `loose` or `strict`. */
-            mode: string;
             /** @description First day counted (UTC, inclusive). */
             from: string;
-            /** @description Last day counted (UTC, inclusive). */
-            to: string;
-            /** Format: int32 */
-            within_hours?: number;
-            steps: components["schemas"]["FunnelStep"][];
+            funnel_id: string;
+            /** @description `loose` or `strict`. */
+            mode: components["schemas"]["FunnelMode"] & unknown;
+            name: string;
             /**
              * Format: double
              * @description Last step over first step, in percent; 0 when nobody started.
              */
             overall_conversion: number;
+            steps: components["schemas"]["FunnelStep"][];
+            /** @description Last day counted (UTC, inclusive). */
+            to: string;
+            /** Format: int32 */
+            within_hours?: number | null;
         };
         /**
          * FunnelStep
          * @description One step of a funnel report.
          */
         FunnelStep: {
-            /**
-             * Format: uint32
-             * @description Position, from 1.
-             */
-            step: number;
-            /** @description The step's event name. */
-            event: string;
             /**
              * Format: uint64
              * @description Users who reached this step.
@@ -1659,52 +1720,63 @@ export interface components {
              * Format: double
              * @description Percent of the previous step's users lost at this step; absent on step 1.
              */
-            dropoff?: number;
+            dropoff?: number | null;
+            /** @description The step's event name. */
+            event: string;
+            /**
+             * Format: uint32
+             * @description Position, from 1.
+             */
+            step: number;
         };
         /** Game */
         Game: {
+            /** @description Web origins whose browser builds may call the game-side routes (`*`: any). */
+            allowed_origins: string[];
+            /** Format: date-time */
+            created_at: string;
+            event_validation: components["schemas"]["EventValidation"];
             game_id: string;
-            name: string;
-            tier: string;
-            event_validation: string;
+            /** @description Whether a game key may read funnel reports and the presence list. */
+            key_reads: boolean;
+            /**
+             * Format: uint32
+             * @description The cap on the rate limits the owner may set; absent when the instance default applies.
+             */
+            max_rate_limit_per_minute?: number | null;
             /**
              * Format: uint64
              * @description Monthly event quota of the tier.
              */
             monthly_event_quota: number;
-            /**
-             * Format: uint32
-             * @description Per-key rate limit override; absent when the instance default applies.
-             */
-            rate_limit_per_minute?: number;
-            /** @description Web origins whose browser builds may call the game-side routes (`*`: any). */
-            allowed_origins: string[];
-            /**
-             * Format: uint32
-             * @description The cap on the rate limits the owner may set; absent when the instance default applies.
-             */
-            max_rate_limit_per_minute?: number;
+            name: string;
             /** @description `off`, `optional` or `required`. */
-            player_auth: string;
-            /** @description Whether a game key may read funnel reports and the presence list. */
-            key_reads: boolean;
+            player_auth: components["schemas"]["PlayerAuthMode"] & unknown;
             /**
              * Format: uint32
              * @description Per-player-token rate limit; absent when the default (120) applies.
              */
-            player_rate_limit_per_minute?: number;
+            player_rate_limit_per_minute?: number | null;
             /** @description Whether a secret for signed custom player ids has been made (`POST .../player-secret`). */
             player_secret_set: boolean;
+            /**
+             * Format: uint32
+             * @description Per-key rate limit override; absent when the instance default applies.
+             */
+            rate_limit_per_minute?: number | null;
             /** @description The caller's role on this game. */
-            role: string;
-            created_at: string;
+            role: components["schemas"]["Role"] & unknown;
+            tier: components["schemas"]["Tier"];
         };
         /** GameConfig */
         GameConfig: {
             /** @description The values set in the dashboard (a JSON object); empty until some are set. */
             config: unknown;
-            /** @description When the values last changed; null when never set. */
-            updated_at?: string;
+            /**
+             * Format: date-time
+             * @description When the values last changed; null when never set.
+             */
+            updated_at?: string | null;
         };
         /** GameList */
         GameList: {
@@ -1716,16 +1788,16 @@ export interface components {
         };
         /** IdentityLinked */
         IdentityLinked: {
-            player_id: string;
             /** @description False when the identity was already this player's. */
             linked: boolean;
+            player_id: string;
         };
         /** InviteMember */
         InviteMember: {
             /** @description An unknown address gets a pending account and an invitation e-mail. */
             email: string;
             /** @description `owner`, `editor` or `viewer`. */
-            role: string;
+            role: components["schemas"]["Role"] & unknown;
         };
         /** KeyList */
         KeyList: {
@@ -1733,26 +1805,30 @@ export interface components {
         };
         /** KeySummary */
         KeySummary: {
+            /** Format: date-time */
+            created_at: string;
+            environment: components["schemas"]["Environment"];
             key_id: string;
             name: string;
-            environment: string;
             /** @description The first characters of the key, to tell keys apart. */
             prefix: string;
-            created_at: string;
         };
         /** LeaderboardDefinition */
         LeaderboardDefinition: {
+            /** Format: date-time */
+            auto_reset_at?: string | null;
             board_name: string;
-            order: string;
-            period: string;
-            auto_reset_at?: string;
-            /** Format: double */
-            min_score?: number;
-            /** Format: double */
-            max_score?: number;
+            /** Format: date-time */
+            created_at: string;
             /** @description The key of the period scores go to now. */
             current_period: string;
-            created_at: string;
+            /** Format: double */
+            max_score?: number | null;
+            /** Format: double */
+            min_score?: number | null;
+            order: components["schemas"]["ScoreOrder"];
+            period: components["schemas"]["ResetPeriod"];
+            /** Format: date-time */
             updated_at: string;
         };
         /** LeaderboardDefinitions */
@@ -1761,23 +1837,30 @@ export interface components {
         };
         /** LeaderboardEntry */
         LeaderboardEntry: {
+            metadata: unknown;
+            player_id: string;
+            player_name?: string | null;
             /**
              * Format: uint64
              * @description Position on the board, 1 first. Equal scores rank by who reached them first.
              */
             rank: number;
-            player_id: string;
-            player_name?: string;
             /** Format: double */
             score: number;
-            metadata: unknown;
+            /** Format: date-time */
             updated_at: string;
         };
         /** LeaderboardPage */
         LeaderboardPage: {
             board_name: string;
+            /** @description Ordered by rank. */
+            entries: components["schemas"]["LeaderboardEntry"][];
             /** @description The same as `board_name`. */
             leaderboard: string;
+            /** Format: uint64 */
+            limit: number;
+            /** Format: uint64 */
+            offset: number;
             /** @description The period read: `YYYY-MM-DD`, `YYYY-Www`, `YYYY-MM`, `all_time` or `since-...`. */
             period: string;
             /**
@@ -1785,38 +1868,35 @@ export interface components {
              * @description Entries on the board in this period.
              */
             total: number;
-            /** Format: uint64 */
-            limit: number;
-            /** Format: uint64 */
-            offset: number;
-            /** @description Ordered by rank. */
-            entries: components["schemas"]["LeaderboardEntry"][];
         };
         /** LiveActivity */
         LiveActivity: {
-            player_id: string;
-            /** @description `playing`, `waiting` or `idle`. */
-            status: string;
             activity: string;
             details: unknown;
+            player_id: string;
+            /** @description `playing`, `waiting` or `idle`. */
+            status: components["schemas"]["PresenceStatus"] & unknown;
+            /** Format: date-time */
             updated_at: string;
         };
         /** Me */
         Me: {
-            id: string;
-            email: string;
-            status: string;
-            is_admin: boolean;
+            /** Format: date-time */
             created_at: string;
+            email: string;
+            id: string;
+            is_admin: boolean;
+            status: components["schemas"]["AccountStatus"];
         };
         /** Member */
         Member: {
-            user_id: string;
-            email: string;
-            role: string;
-            /** @description `active` or `pending` (invited, no password yet). */
-            status: string;
+            /** Format: date-time */
             added_at: string;
+            email: string;
+            role: components["schemas"]["Role"];
+            /** @description `active` or `pending` (invited, no password yet). */
+            status: components["schemas"]["AccountStatus"] & unknown;
+            user_id: string;
         };
         /** MemberList */
         MemberList: {
@@ -1831,6 +1911,11 @@ export interface components {
          * @description One bucket of a series.
          */
         MetricPoint: {
+            /**
+             * Format: uint64
+             * @description Retention only: users first seen in this bucket.
+             */
+            cohort_size?: number | null;
             /** @description Start of the bucket (UTC). */
             start: string;
             /**
@@ -1838,68 +1923,67 @@ export interface components {
              * @description The metric in this bucket; null for a retention cohort that is empty or whose day 7
              *     has not ended yet.
              */
-            value?: number;
-            /**
-             * Format: uint64
-             * @description Retention only: users first seen in this bucket.
-             */
-            cohort_size?: number;
+            value?: number | null;
         };
         /**
          * MetricSeries
          * @description A metric over a range of UTC days, bucketed for a chart.
          */
         MetricSeries: {
-            metric: string;
             /** @description `hour` or `day`. */
             bucket: string;
+            environment?: (components["schemas"]["Environment"] & unknown) | null;
             from: string;
-            to: string;
-            environment?: string;
+            metric: string;
             /** @description Every bucket of the range, oldest first, including empty ones. */
             points: components["schemas"]["MetricPoint"][];
+            to: string;
             /**
              * Format: double
              * @description Sum over the range for events, crashes, log_errors and revenue; absent for the others.
              */
-            total?: number;
+            total?: number | null;
         };
         /** ModeratedEntries */
         ModeratedEntries: {
             board_name: string;
-            period: string;
-            status: string;
-            /** Format: uint64 */
-            total: number;
+            /** @description Best first. */
+            entries: components["schemas"]["ModeratedEntry"][];
             /** Format: uint64 */
             limit: number;
             /** Format: uint64 */
             offset: number;
-            /** @description Best first. */
-            entries: components["schemas"]["ModeratedEntry"][];
+            period: string;
+            status: components["schemas"]["EntryStatus"];
+            /** Format: uint64 */
+            total: number;
         };
         /** ModeratedEntry */
         ModeratedEntry: {
-            player_id: string;
-            player_name?: string;
-            /** Format: double */
-            score: number;
             metadata: unknown;
-            /** @description `ok` (on the public board) or `suspicious` (outside the bounds, awaiting review). */
-            status: string;
+            player_id: string;
+            player_name?: string | null;
             /**
              * Format: uint64
              * @description Rank on the public board; given when listing `status=ok`.
              */
-            rank?: number;
+            rank?: number | null;
+            /** Format: double */
+            score: number;
+            /** @description `ok` (on the public board) or `suspicious` (outside the bounds, awaiting review). */
+            status: components["schemas"]["EntryStatus"] & unknown;
+            /** Format: date-time */
             updated_at: string;
         };
+        /** @enum {string} */
+        PlayerAuthMode: "off" | "optional" | "required";
         /** PlayerBanned */
         PlayerBanned: {
+            banned: boolean;
+            /** Format: date-time */
+            banned_at: string;
             board_name: string;
             player_id: string;
-            banned: boolean;
-            banned_at: string;
             /**
              * Format: uint64
              * @description Entries of the player removed from the board (all periods).
@@ -1912,22 +1996,22 @@ export interface components {
          */
         PlayerIdentity: {
             /**
-             * @description A random id the game makes once and keeps on the device (16 to 128 characters): whoever
-             *     holds it signs in as its player, so keep it as private as a password.
-             */
-            device_id?: string;
-            /**
              * @description The studio's own id for the player (1 to 128 characters), with `timestamp` and
              *     `signature` from the studio's backend.
              */
-            custom_id?: string;
+            custom_id?: string | null;
+            /**
+             * @description A random id the game makes once and keeps on the device (16 to 128 characters): whoever
+             *     holds it signs in as its player, so keep it as private as a password.
+             */
+            device_id?: string | null;
+            /** @description Hex HMAC-SHA256 of `"<custom_id>:<timestamp>"` under the game's player secret. */
+            signature?: string | null;
             /**
              * Format: int64
              * @description Unix seconds when the backend signed; accepted within 10 minutes of the server's clock.
              */
-            timestamp?: number;
-            /** @description Hex HMAC-SHA256 of `"<custom_id>:<timestamp>"` under the game's player secret. */
-            signature?: string;
+            timestamp?: number | null;
         };
         /**
          * PlayerSecret
@@ -1942,50 +2026,53 @@ export interface components {
          * @description A player token and the player it stands for.
          */
         PlayerSession: {
-            /** @description Send it as `x-player-token` beside the game key. */
-            token: string;
-            player_id: string;
-            /** @description When the token stops working: refresh it before (`POST /v1/players/refresh`). */
+            /** @description True when this sign-in made the player (a new identity). */
+            created: boolean;
+            /**
+             * Format: date-time
+             * @description When the token stops working: refresh it before (`POST /v1/players/refresh`).
+             */
             expires_at: string;
             /**
              * Format: int64
              * @description Seconds from now until `expires_at`.
              */
             expires_in: number;
-            /** @description True when this sign-in made the player (a new identity). */
-            created: boolean;
+            player_id: string;
+            /** @description Send it as `x-player-token` beside the game key. */
+            token: string;
         };
         /** PlayerStanding */
         PlayerStanding: {
             board_name: string;
+            /** @description The player's neighbours and the player, ordered by rank. */
+            entries: components["schemas"]["LeaderboardEntry"][];
+            /** @description The player's entry. */
+            entry: components["schemas"]["LeaderboardEntry"] & unknown;
             period: string;
-            /**
-             * Format: uint64
-             * @description Entries on the board in this period.
-             */
-            total: number;
             /**
              * Format: uint64
              * @description The player's rank.
              */
             rank: number;
-            /** @description The player's entry. */
-            entry: components["schemas"]["LeaderboardEntry"] & unknown;
-            /** @description The player's neighbours and the player, ordered by rank. */
-            entries: components["schemas"]["LeaderboardEntry"][];
+            /**
+             * Format: uint64
+             * @description Entries on the board in this period.
+             */
+            total: number;
         };
         /**
          * PresenceItem
          * @description A player's presence.
          */
         PresenceItem: {
-            player_id: string;
-            /** @description `playing`, `waiting`, `idle`, or `offline` after 10 minutes without an update. */
-            status: string;
             activity: string;
             /** @description The activity's `details`. */
             data: unknown;
             last_updated: string;
+            player_id: string;
+            /** @description `playing`, `waiting`, `idle`, or `offline` after 10 minutes without an update. */
+            status: components["schemas"]["PresenceStatus"] & unknown;
         };
         /** PresenceList */
         PresenceList: {
@@ -1997,6 +2084,8 @@ export interface components {
             /** @description This page, most recently updated first. */
             players: components["schemas"]["PresenceItem"][];
         };
+        /** @enum {string} */
+        PresenceStatus: "playing" | "waiting" | "idle" | "offline";
         /**
          * QuotaStatus
          * @description The game's monthly event quota after this request.
@@ -2004,80 +2093,86 @@ export interface components {
         QuotaStatus: {
             /**
              * Format: uint64
-             * @description Events left this UTC month.
-             */
-            remaining: number;
-            /**
-             * Format: uint64
              * @description Monthly event limit of the game's tier.
              */
             limit: number;
+            /**
+             * Format: uint64
+             * @description Events left this UTC month.
+             */
+            remaining: number;
         };
         /**
          * QuotaUsage
          * @description A game's event quota in the current UTC month.
          */
         QuotaUsage: {
-            /** @description `YYYY-MM` (UTC). */
-            month: string;
-            /** @description The game's tier, which sets `limit`. */
-            tier: string;
-            /**
-             * Format: uint64
-             * @description Events counted this month (development and production keys together).
-             */
-            used: number;
             /**
              * Format: uint64
              * @description Monthly event limit of the tier.
              */
             limit: number;
+            /** @description `YYYY-MM` (UTC). */
+            month: string;
             /**
              * Format: uint64
              * @description Events left this month (0 when a lower tier's limit is below `used`).
              */
             remaining: number;
+            /** @description The game's tier, which sets `limit`. */
+            tier: components["schemas"]["Tier"] & unknown;
+            /**
+             * Format: uint64
+             * @description Events counted this month (development and production keys together).
+             */
+            used: number;
         };
         /** Readiness */
         Readiness: {
-            status: string;
             cold_store: boolean;
             hot_store: boolean;
+            status: string;
         };
         /** RecentEvents */
         RecentEvents: {
             /** @description Newest first (by `occurred_at`). */
             events: components["schemas"]["StoredEvent"][];
             /** @description Pass as `before` for the next page; null on the last page. */
-            next_before?: string;
+            next_before?: string | null;
         };
         /** ResetPassword */
         ResetPassword: {
-            /** @description The token from the reset e-mail. */
-            token: string;
             /** @description The new password, at least 8 characters. */
             password: string;
+            /** @description The token from the reset e-mail. */
+            token: string;
         };
+        /** @enum {string} */
+        ResetPeriod: "daily" | "weekly" | "monthly" | "all_time";
+        /** @enum {string} */
+        Role: "owner" | "editor" | "viewer";
         /** Save */
         Save: {
+            data: unknown;
             slot: string;
+            /** Format: date-time */
+            updated_at: string;
             /**
              * Format: int64
              * @description Counts the writes since the slot was created (1 after the first).
              */
             version: number;
-            data: unknown;
-            updated_at: string;
         };
         /** SaveReceipt */
         SaveReceipt: {
             slot: string;
+            /** Format: date-time */
+            updated_at: string;
             /**
              * Format: int64
              * @description The slot's new version: send it with your next write.
              */
             version: number;
-            updated_at: string;
         };
         /** SaveTooLarge */
         SaveTooLarge: {
@@ -2091,7 +2186,7 @@ export interface components {
              * Format: uint64
              * @description Size of the data sent (absent when the body was refused before being read).
              */
-            received?: number;
+            received?: number | null;
         };
         /** SaveWrite */
         SaveWrite: {
@@ -2105,12 +2200,12 @@ export interface components {
         };
         /** SchemaCheck */
         SchemaCheck: {
-            event_name: string;
             /**
              * Format: uint64
              * @description Events checked: the newest `limit` of the name, or all of them when there are fewer.
              */
             checked: number;
+            event_name: string;
             /**
              * @description One item per message (up to 10 per event, then `and N more violations`), newest event
              *     first; empty when every checked event matches.
@@ -2122,26 +2217,28 @@ export interface components {
          * @description An event that does not match the event schema of its name.
          */
         SchemaViolation: {
+            event_name: string;
             /**
              * Format: uint64
              * @description Position of the event in the request (0 for a single event).
              */
             index: number;
-            event_name: string;
             message: string;
         };
+        /** @enum {string} */
+        ScoreOrder: "higher" | "lower";
         /** SetActivity */
         SetActivity: {
-            /** @description 1 to 128 characters. */
-            player_id: string;
-            /** @description Up to 128 characters. */
-            session_id?: string;
             /** @description What the player is doing, 1 to 256 characters. */
             activity: string;
             /** @description Structured activity data: a JSON object of at most 8 KiB. */
             details?: unknown;
+            /** @description 1 to 128 characters. */
+            player_id: string;
+            /** @description Up to 128 characters. */
+            session_id?: string | null;
             /** @description `playing` (default), `waiting` or `idle`. */
-            status?: string;
+            status?: (components["schemas"]["PresenceStatus"] & unknown) | null;
         };
         /** SetConfig */
         SetConfig: {
@@ -2153,15 +2250,16 @@ export interface components {
         };
         /** SlotInfo */
         SlotInfo: {
-            slot: string;
-            /** Format: int64 */
-            version: number;
             /**
              * Format: int64
              * @description Size of the stored data in bytes (compact JSON).
              */
             size_bytes: number;
+            slot: string;
+            /** Format: date-time */
             updated_at: string;
+            /** Format: int64 */
+            version: number;
         };
         /** SlotList */
         SlotList: {
@@ -2174,53 +2272,56 @@ export interface components {
          * @description A stored event.
          */
         StoredEvent: {
+            /** @description `development` or `production`: the environment of the API key that sent it. */
+            environment: components["schemas"]["Environment"] & unknown;
+            /** @description The client's `event_id` (its retry key), when it sent one. */
+            event_id?: string | null;
+            event_name: string;
             /** @description The event's id, given when it was stored. */
             id: string;
-            /** @description The client's `event_id` (its retry key), when it sent one. */
-            event_id?: string;
-            event_name: string;
-            player_id?: string;
-            session_id: string;
-            /** @description `development` or `production`: the environment of the API key that sent it. */
-            environment: string;
-            /** @description The event's `properties` (a JSON object). */
-            properties: unknown;
             /**
+             * Format: date-time
              * @description `client_timestamp`, or the receive time when there was none (or it was more than 5
              *     minutes ahead).
              */
             occurred_at: string;
+            player_id?: string | null;
+            /** @description The event's `properties` (a JSON object). */
+            properties: unknown;
+            /** Format: date-time */
             received_at: string;
+            session_id: string;
         };
         /**
          * StoredViolation
          * @description A stored event that would break the schema.
          */
         StoredViolation: {
+            /** @description The client's `event_id`, when it sent one. */
+            event_id?: string | null;
             /** @description The stored event's id. */
             id: string;
-            /** @description The client's `event_id`, when it sent one. */
-            event_id?: string;
-            player_id?: string;
-            occurred_at: string;
             /** @description What it breaks, prefixed with the JSON pointer of the offending value. */
             message: string;
+            /** Format: date-time */
+            occurred_at: string;
+            player_id?: string | null;
         };
         /** SubmitEntry */
         SubmitEntry: {
             /** @description Optional; when given it must match the path. */
-            board_name?: string;
+            board_name?: string | null;
+            /** @description An object stored with the entry (up to 4 KiB as JSON). */
+            metadata?: unknown;
             /** @description 1 to 128 characters. */
             player_id: string;
+            /** @description Display name, up to 128 characters. */
+            player_name?: string | null;
             /**
              * Format: double
              * @description Any finite number.
              */
             score: number;
-            /** @description Display name, up to 128 characters. */
-            player_name?: string;
-            /** @description An object stored with the entry (up to 4 KiB as JSON). */
-            metadata?: unknown;
         };
         /** SubmitScore */
         SubmitScore: {
@@ -2229,17 +2330,17 @@ export interface components {
              *     defaults (higher is better, all-time).
              */
             board_name: string;
+            /** @description An object stored with the entry (up to 4 KiB as JSON). */
+            metadata?: unknown;
             /** @description 1 to 128 characters. */
             player_id: string;
+            /** @description Display name, up to 128 characters. */
+            player_name?: string | null;
             /**
              * Format: double
              * @description Any finite number.
              */
             score: number;
-            /** @description Display name, up to 128 characters. */
-            player_name?: string;
-            /** @description An object stored with the entry (up to 4 KiB as JSON). */
-            metadata?: unknown;
         };
         /**
          * SubmittedEntry
@@ -2247,44 +2348,73 @@ export interface components {
          */
         SubmittedEntry: {
             board_name: string;
-            player_id: string;
-            player_name?: string;
-            /** Format: double */
-            score: number;
             metadata: unknown;
-            /**
-             * Format: uint64
-             * @description Position on the board, 1 first; null while the entry is suspicious.
-             */
-            rank?: number;
-            updated_at: string;
-            /** @description False when a worse or equal score left the stored entry unchanged. */
-            updated: boolean;
-            /**
-             * @description `ok`, or `suspicious` when the score is outside the board's bounds: it is then kept off
-             *     the public board until a moderator approves it.
-             */
-            status: string;
             /**
              * @description The board's order: `higher` (higher scores are better) or `lower`. A client keeping
              *     scores back (the 5-second throttle) uses it to know which of two scores is better.
              */
-            order: string;
+            order: components["schemas"]["ScoreOrder"] & unknown;
+            player_id: string;
+            player_name?: string | null;
+            /**
+             * Format: uint64
+             * @description Position on the board, 1 first; null while the entry is suspicious.
+             */
+            rank?: number | null;
+            /** Format: double */
+            score: number;
+            /**
+             * @description `ok`, or `suspicious` when the score is outside the board's bounds: it is then kept off
+             *     the public board until a moderator approves it.
+             */
+            status: components["schemas"]["EntryStatus"] & unknown;
+            /** @description False when a worse or equal score left the stored entry unchanged. */
+            updated: boolean;
+            /** Format: date-time */
+            updated_at: string;
         };
         /** Success */
         Success: {
             success: boolean;
         };
+        /** @enum {string} */
+        Tier: "free" | "indie" | "studio";
         /** TrackAccepted */
         TrackAccepted: {
+            quota: components["schemas"]["QuotaStatus"];
             /**
              * Format: uint64
              * @description Events accepted by this request (a retried `event_id` is accepted, stored once).
              */
             received: number;
-            quota: components["schemas"]["QuotaStatus"];
             /** @description Present in `warn` validation mode when some stored events break their schema. */
-            warnings?: components["schemas"]["SchemaViolation"][];
+            warnings?: components["schemas"]["SchemaViolation"][] | null;
+        };
+        /**
+         * TrackEvent
+         * @description One analytics event as a game sends it.
+         */
+        TrackEvent: {
+            /**
+             * Format: date-time
+             * @description When it happened on the device; used unless more than 5 minutes in the future.
+             */
+            client_timestamp?: string | null;
+            /** @description Up to 64 characters: a retried event with the same id is stored once per game. */
+            event_id?: string | null;
+            /**
+             * @description 1 to 128 characters. Reserved names that metrics read: `crash`, `log` (with
+             *     `properties.level` `error` or `warning`) and `purchase` (with numeric `properties.amount`).
+             */
+            event_name: string;
+            /** @description The player, when known: the active-user identity (else `session_id`). */
+            player_id?: string | null;
+            /** @description Any JSON object. */
+            properties?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description 1 to 128 characters. */
+            session_id: string;
         };
         /** UnlockRequest */
         UnlockRequest: {
@@ -2294,10 +2424,10 @@ export interface components {
         };
         /** UnlockResult */
         UnlockResult: {
-            success: boolean;
             achievement: components["schemas"]["UnlockedAchievement"];
             /** @description True when the player already had it (nothing changed). */
             already_unlocked: boolean;
+            success: boolean;
             /**
              * Format: int64
              * @description The player's points over every achievement they have unlocked.
@@ -2306,114 +2436,114 @@ export interface components {
         };
         /** UnlockedAchievement */
         UnlockedAchievement: {
+            description: string;
             key: string;
             name: string;
-            description: string;
             /** Format: int32 */
             points: number;
         };
         /** UpdateAchievement */
         UpdateAchievement: {
-            name?: string;
-            description?: string;
-            icon_url?: string;
+            description?: string | null;
+            hidden?: boolean | null;
+            icon_url?: string | null;
+            name?: string | null;
             /** Format: int64 */
-            points?: number;
-            hidden?: boolean;
+            points?: number | null;
         };
         /** UpdateAlertRule */
         UpdateAlertRule: {
-            name?: string;
-            type?: string;
-            /** Format: double */
-            threshold?: number;
             /** Format: int64 */
-            comparison_window_hours?: number;
-            email?: string;
+            comparison_window_hours?: number | null;
             /** @description A URL sets the webhook; `null` or `""` removes it. */
-            discord_webhook_url?: string;
+            discord_webhook_url?: string | null;
+            email?: string | null;
+            enabled?: boolean | null;
             /** @description `development`, `production`, or `null` for both. */
-            environment?: string;
-            enabled?: boolean;
+            environment?: string | null;
+            name?: string | null;
+            /** Format: double */
+            threshold?: number | null;
+            type?: (components["schemas"]["AlertType"] & unknown) | null;
         };
         /** UpdateFunnel */
         UpdateFunnel: {
-            name?: string;
-            mode?: string;
-            steps?: string[];
+            mode?: (components["schemas"]["FunnelMode"] & unknown) | null;
+            name?: string | null;
+            steps?: string[] | null;
             /**
              * Format: int64
              * @description A number sets the window; `null` removes it.
              */
-            within_hours?: number;
+            within_hours?: number | null;
         };
         /** UpdateGame */
         UpdateGame: {
-            name?: string;
-            /** @description Admin only. */
-            tier?: string;
+            /**
+             * @description Web origins whose browser builds may call the game-side routes (CORS), e.g.
+             *     `["https://mygame.example.com"]`, or `["*"]` for any; at most 20. Replaces the list;
+             *     `[]` allows none (the default).
+             */
+            allowed_origins?: string[] | null;
             /** @description `off`, `warn` or `enforce`: what happens to events that break their event schema. */
-            event_validation?: string;
+            event_validation?: (components["schemas"]["EventValidation"] & unknown) | null;
+            /**
+             * @description Whether a game key may read what is not about one player (funnel reports, the presence
+             *     list); default true.
+             */
+            key_reads?: boolean | null;
+            /**
+             * Format: uint32
+             * @description Admin only: the most the owner may set `rate_limit_per_minute` and
+             *     `player_rate_limit_per_minute` to (null: the instance default).
+             */
+            max_rate_limit_per_minute?: number | null;
+            name?: string | null;
+            /**
+             * @description `off` (default: the key alone acts as any player), `optional` (player tokens are issued;
+             *     a request with one acts only as its player) or `required` (player-scoped routes also
+             *     refuse requests without one).
+             */
+            player_auth?: (components["schemas"]["PlayerAuthMode"] & unknown) | null;
+            /**
+             * Format: uint32
+             * @description Requests per minute for each player token, beside the key's limit (null: 120). Owner up
+             *     to `max_rate_limit_per_minute`.
+             */
+            player_rate_limit_per_minute?: number | null;
             /**
              * Format: uint32
              * @description Requests per minute for each of this game's API keys: the owner may set it up to
              *     `max_rate_limit_per_minute`, the admin to anything; null (back to the instance default)
              *     is the admin's.
              */
-            rate_limit_per_minute?: number;
-            /**
-             * Format: uint32
-             * @description Admin only: the most the owner may set `rate_limit_per_minute` and
-             *     `player_rate_limit_per_minute` to (null: the instance default).
-             */
-            max_rate_limit_per_minute?: number;
-            /**
-             * @description `off` (default: the key alone acts as any player), `optional` (player tokens are issued;
-             *     a request with one acts only as its player) or `required` (player-scoped routes also
-             *     refuse requests without one).
-             */
-            player_auth?: string;
-            /**
-             * @description Whether a game key may read what is not about one player (funnel reports, the presence
-             *     list); default true.
-             */
-            key_reads?: boolean;
-            /**
-             * Format: uint32
-             * @description Requests per minute for each player token, beside the key's limit (null: 120). Owner up
-             *     to `max_rate_limit_per_minute`.
-             */
-            player_rate_limit_per_minute?: number;
-            /**
-             * @description Web origins whose browser builds may call the game-side routes (CORS), e.g.
-             *     `["https://mygame.example.com"]`, or `["*"]` for any; at most 20. Replaces the list;
-             *     `[]` allows none (the default).
-             */
-            allowed_origins?: string[];
+            rate_limit_per_minute?: number | null;
+            /** @description Admin only. */
+            tier?: (components["schemas"]["Tier"] & unknown) | null;
         };
         /** UpdateLeaderboard */
         UpdateLeaderboard: {
-            /** @description Only while the board has no entries. */
-            order?: string;
-            /** @description Takes effect at once: the current period changes, the old one is archived. */
-            period?: string;
             /** @description null clears it. */
-            auto_reset_at?: string;
+            auto_reset_at?: string | null;
             /**
              * Format: double
              * @description null clears it.
              */
-            min_score?: number;
+            max_score?: number | null;
             /**
              * Format: double
              * @description null clears it.
              */
-            max_score?: number;
+            min_score?: number | null;
+            /** @description Only while the board has no entries. */
+            order?: (components["schemas"]["ScoreOrder"] & unknown) | null;
+            /** @description Takes effect at once: the current period changes, the old one is archived. */
+            period?: (components["schemas"]["ResetPeriod"] & unknown) | null;
         };
         /** UserSummary */
         UserSummary: {
-            id: string;
             email: string;
+            id: string;
         };
         /** VersionConflict */
         VersionConflict: {
@@ -2429,10 +2559,10 @@ export interface components {
          * @description What became of a test message.
          */
         WebhookTestResult: {
+            /** @description Why it failed (never the receiver's response body). */
+            error?: string | null;
             /** @description `sent` or `failed`. */
             webhook_status: string;
-            /** @description Why it failed (never the receiver's response body). */
-            error?: string;
         };
     };
     responses: never;
@@ -2489,55 +2619,11 @@ export interface operations {
             };
         };
     };
-    register: {
+    listAchievements: {
         parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["Credentials"];
+            query?: {
+                player_id?: string;
             };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["AuthAnswer"];
-                };
-            };
-        };
-    };
-    login: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["Credentials"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["AuthAnswer"];
-                };
-            };
-        };
-    };
-    getCurrentUser: {
-        parameters: {
-            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -2549,7 +2635,1194 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Me"];
+                    "application/json; charset=utf-8": components["schemas"]["AchievementList"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unlockAchievement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["UnlockRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["UnlockResult"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setActivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["SetActivity"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Success"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clearActivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["ClearActivity"];
+            };
+        };
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLiveActivity: {
+        parameters: {
+            query: {
+                game_id: string;
+                /** @description `playing`, `waiting` or `idle`. */
+                status?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["LiveActivity"][];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamActivity: {
+        parameters: {
+            query: {
+                game_id: string;
+                /** @description The dashboard JWT, instead of the Authorization header. */
+                access_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A websocket response */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAlertRules: {
+        parameters: {
+            query: {
+                game_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AlertRuleList"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["CreateAlertRule"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AlertRule"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAlertHistory: {
+        parameters: {
+            query: {
+                game_id: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AlertHistoryList"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AlertRule"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["UpdateAlertRule"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AlertRule"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    evaluateAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["EvaluationResult"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testAlertWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -2575,6 +3848,314 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Message"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["Credentials"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AuthAnswer"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Me"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["Credentials"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AuthAnswer"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
     resetPassword: {
@@ -2598,6 +4179,303 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Message"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConfig: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the config you hold (several may be given, comma separated). */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The config, with its ETag: send it back in `If-None-Match` to poll cheaply. */
+            200: {
+                headers: {
+                    "CACHE-CONTROL": string;
+                    ETAG: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["GameConfig"];
+                };
+            };
+            /** @description Unchanged since the ETag given in `If-None-Match`; the body is empty. */
+            304: {
+                headers: {
+                    "CACHE-CONTROL": string;
+                    ETAG: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listFunnelsWithKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["FunnelList"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFunnelReportWithKey: {
+        parameters: {
+            query?: {
+                /** @description First day, `YYYY-MM-DD` (UTC). */
+                from?: string;
+                /** @description Last day, `YYYY-MM-DD` (UTC). */
+                to?: string;
+                /** @description Count only events sent with `development` or `production` keys (default: both). */
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["FunnelReport"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listGames: {
@@ -2615,6 +4493,51 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["GameList"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -2640,6 +4563,78 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Game"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getGame: {
@@ -2661,6 +4656,69 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Game"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteGame: {
@@ -2679,6 +4737,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -2705,9 +4826,90 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Game"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
-    rotatePlayerSecret: {
+    listAchievementDefinitions: {
         parameters: {
             query?: never;
             header?: never;
@@ -2723,33 +4925,75 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["PlayerSecret"];
+                    "application/json; charset=utf-8": components["schemas"]["AchievementDefinitions"];
                 };
             };
-        };
-    };
-    listMembers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["MemberList"];
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
     };
-    addMember: {
+    createAchievement: {
         parameters: {
             query?: never;
             header?: never;
@@ -2760,7 +5004,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json; charset=utf-8": components["schemas"]["InviteMember"];
+                "application/json; charset=utf-8": components["schemas"]["CreateAchievement"];
             };
         };
         responses: {
@@ -2769,18 +5013,193 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Member"];
+                    "application/json; charset=utf-8": components["schemas"]["AchievementDefinition"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
     };
-    removeMember: {
+    getAchievementDefinition: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 game_id: string;
-                user_id: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AchievementDefinition"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAchievement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                key: string;
             };
             cookie?: never;
         };
@@ -2792,21 +5211,84 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
-    updateMember: {
+    updateAchievement: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 game_id: string;
-                user_id: string;
+                key: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json; charset=utf-8": components["schemas"]["ChangeMember"];
+                "application/json; charset=utf-8": components["schemas"]["UpdateAchievement"];
             };
         };
         responses: {
@@ -2815,7 +5297,88 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Member"];
+                    "application/json; charset=utf-8": components["schemas"]["AchievementDefinition"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -2837,6 +5400,69 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["KeyList"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -2864,6 +5490,87 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["CreatedKey"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
     revokeApiKey: {
@@ -2884,39 +5591,68 @@ export interface operations {
                 };
                 content?: never;
             };
-        };
-    };
-    getConfig: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The `ETag` of the config you hold (several may be given, comma separated). */
-                "If-None-Match"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The config, with its ETag: send it back in `If-None-Match` to poll cheaply. */
-            200: {
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
                 headers: {
-                    ETAG: string;
-                    "CACHE-CONTROL": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["GameConfig"];
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Unchanged since the ETag given in `If-None-Match`; the body is empty. */
-            304: {
+            /** @description Missing, invalid or expired credentials. */
+            401: {
                 headers: {
-                    ETAG: string;
-                    "CACHE-CONTROL": string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -2937,6 +5673,69 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["ConfigValues"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -2964,28 +5763,169 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ConfigValues"];
                 };
             };
-        };
-    };
-    track: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": unknown;
-            };
-        };
-        responses: {
-            /** @description Committed to the cold store. */
-            202: {
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["TrackAccepted"];
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEventSchemas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["EventSchemaList"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -3008,6 +5948,69 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["EventSchema"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -3046,6 +6049,87 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["EventSchema"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteEventSchema: {
@@ -3065,6 +6149,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -3092,25 +6239,85 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["SchemaCheck"];
                 };
             };
-        };
-    };
-    listEventSchemas: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["EventSchemaList"];
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -3143,6 +6350,69 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["RecentEvents"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
     countEventsByName: {
@@ -3171,9 +6441,72 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["EventCounts"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
-    getGameUsage: {
+    listFunnelDefinitions: {
         parameters: {
             query?: never;
             header?: never;
@@ -3189,72 +6522,187 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["QuotaUsage"];
+                    "application/json; charset=utf-8": components["schemas"]["FunnelList"];
                 };
             };
-        };
-    };
-    submitScore: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["SubmitScore"];
-            };
-        };
-        responses: {
-            200: {
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["SubmittedEntry"];
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
     };
-    submitBoardEntry: {
+    createFunnel: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                board_name: string;
+                game_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json; charset=utf-8": components["schemas"]["SubmitEntry"];
+                "application/json; charset=utf-8": components["schemas"]["CreateFunnel"];
             };
         };
         responses: {
-            200: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["SubmittedEntry"];
+                    "application/json; charset=utf-8": components["schemas"]["Funnel"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getLeaderboard: {
+    getFunnelDefinition: {
         parameters: {
-            query?: {
-                /** @description Entries to return, 1 to 100 (default 50). */
-                limit?: number;
-                /** @description Entries to skip (default 0). */
-                offset?: number;
-                /** @description A period key; default the current period. */
-                period?: string;
-            };
+            query?: never;
             header?: never;
             path: {
-                board_name: string;
+                game_id: string;
+                funnel_id: string;
             };
             cookie?: never;
         };
@@ -3265,23 +6713,278 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["LeaderboardPage"];
+                    "application/json; charset=utf-8": components["schemas"]["Funnel"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getPlayerStanding: {
+    deleteFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["UpdateFunnel"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Funnel"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFunnelReport: {
         parameters: {
             query?: {
-                /** @description Neighbours either side, 0 to 50 (default 5). */
-                around?: number;
-                /** @description A period key; default the current period. */
-                period?: string;
+                /** @description First day, `YYYY-MM-DD` (UTC). */
+                from?: string;
+                /** @description Last day, `YYYY-MM-DD` (UTC). */
+                to?: string;
+                /** @description Count only events sent with `development` or `production` keys (default: both). */
+                environment?: string;
             };
             header?: never;
             path: {
-                board_name: string;
-                player_id: string;
+                game_id: string;
+                funnel_id: string;
             };
             cookie?: never;
         };
@@ -3292,7 +6995,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["PlayerStanding"];
+                    "application/json; charset=utf-8": components["schemas"]["FunnelReport"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -3314,6 +7080,69 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["LeaderboardDefinitions"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -3341,6 +7170,96 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["LeaderboardDefinition"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLeaderboardDefinition: {
@@ -3363,6 +7282,69 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["LeaderboardDefinition"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteLeaderboard: {
@@ -3382,6 +7364,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -3407,6 +7452,181 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["LeaderboardDefinition"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLeaderboardBans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                board_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["BanList"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -3439,93 +7659,68 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ModeratedEntries"];
                 };
             };
-        };
-    };
-    listLeaderboardPeriods: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-                board_name: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["BoardPeriods"];
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-        };
-    };
-    listLeaderboardBans: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-                board_name: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
+            /** @description Missing, invalid or expired credentials. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["BanList"];
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-        };
-    };
-    banLeaderboardPlayer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-                board_name: string;
-                player_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["PlayerBanned"];
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-        };
-    };
-    unbanLeaderboardPlayer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-                board_name: string;
-                player_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: {
+            /** @description Not found (or not visible to these credentials). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -3553,239 +7748,78 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["SubmittedEntry"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
-    listAchievementDefinitions: {
+    banLeaderboardPlayer: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 game_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["AchievementDefinitions"];
-                };
-            };
-        };
-    };
-    createAchievement: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["CreateAchievement"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["AchievementDefinition"];
-                };
-            };
-        };
-    };
-    getAchievementDefinition: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-                key: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["AchievementDefinition"];
-                };
-            };
-        };
-    };
-    deleteAchievement: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-                key: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    updateAchievement: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-                key: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["UpdateAchievement"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["AchievementDefinition"];
-                };
-            };
-        };
-    };
-    listAchievements: {
-        parameters: {
-            query?: {
-                player_id?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["AchievementList"];
-                };
-            };
-        };
-    };
-    unlockAchievement: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["UnlockRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["UnlockResult"];
-                };
-            };
-        };
-    };
-    setActivity: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["SetActivity"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Success"];
-                };
-            };
-        };
-    };
-    clearActivity: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["ClearActivity"];
-            };
-        };
-        responses: {
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    listPresence: {
-        parameters: {
-            query?: {
-                /** @description `playing`, `waiting` or `idle`. */
-                status?: string;
-                limit?: number;
-                offset?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["PresenceList"];
-                };
-            };
-        };
-    };
-    getPresence: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
+                board_name: string;
                 player_id: string;
             };
             cookie?: never;
@@ -3797,133 +7831,82 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["PresenceItem"];
+                    "application/json; charset=utf-8": components["schemas"]["PlayerBanned"];
                 };
             };
-        };
-    };
-    listLiveActivity: {
-        parameters: {
-            query: {
-                game_id: string;
-                /** @description `playing`, `waiting` or `idle`. */
-                status?: string;
-                limit?: number;
-                offset?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["LiveActivity"][];
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-        };
-    };
-    streamActivity: {
-        parameters: {
-            query: {
-                game_id: string;
-                /** @description The dashboard JWT, instead of the Authorization header. */
-                access_token?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A websocket response */
-            101: {
+            /** @description Missing, invalid or expired credentials. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
             };
         };
     };
-    listFunnelDefinitions: {
+    unbanLeaderboardPlayer: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 game_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["FunnelList"];
-                };
-            };
-        };
-    };
-    createFunnel: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["CreateFunnel"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Funnel"];
-                };
-            };
-        };
-    };
-    getFunnelDefinition: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-                funnel_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Funnel"];
-                };
-            };
-        };
-    };
-    deleteFunnel: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                game_id: string;
-                funnel_id: string;
+                board_name: string;
+                player_id: string;
             };
             cookie?: never;
         };
@@ -3935,141 +7918,252 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
-    updateFunnel: {
+    listLeaderboardPeriods: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 game_id: string;
-                funnel_id: string;
+                board_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["BoardPeriods"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["MemberList"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json; charset=utf-8": components["schemas"]["UpdateFunnel"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Funnel"];
-                };
-            };
-        };
-    };
-    getFunnelReport: {
-        parameters: {
-            query?: {
-                /** @description First day, `YYYY-MM-DD` (UTC). */
-                from?: string;
-                /** @description Last day, `YYYY-MM-DD` (UTC). */
-                to?: string;
-                /** @description Count only events sent with `development` or `production` keys (default: both). */
-                environment?: string;
-            };
-            header?: never;
-            path: {
-                game_id: string;
-                funnel_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["FunnelReport"];
-                };
-            };
-        };
-    };
-    listFunnels: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["FunnelList"];
-                };
-            };
-        };
-    };
-    getFunnel: {
-        parameters: {
-            query?: {
-                /** @description First day, `YYYY-MM-DD` (UTC). */
-                from?: string;
-                /** @description Last day, `YYYY-MM-DD` (UTC). */
-                to?: string;
-                /** @description Count only events sent with `development` or `production` keys (default: both). */
-                environment?: string;
-            };
-            header?: never;
-            path: {
-                funnel_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["FunnelReport"];
-                };
-            };
-        };
-    };
-    listAlertRules: {
-        parameters: {
-            query: {
-                game_id: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["AlertRuleList"];
-                };
-            };
-        };
-    };
-    createAlertRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["CreateAlertRule"];
+                "application/json; charset=utf-8": components["schemas"]["InviteMember"];
             };
         };
         responses: {
@@ -4078,60 +8172,108 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["AlertRule"];
+                    "application/json; charset=utf-8": components["schemas"]["Member"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
     };
-    listAlertHistory: {
+    removeMember: {
         parameters: {
-            query: {
+            query?: never;
+            header?: never;
+            path: {
                 game_id: string;
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["AlertHistoryList"];
-                };
-            };
-        };
-    };
-    getAlertRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                rule_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["AlertRule"];
-                };
-            };
-        };
-    };
-    deleteAlertRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                rule_id: string;
+                user_id: string;
             };
             cookie?: never;
         };
@@ -4143,20 +8285,93 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
-    updateAlertRule: {
+    updateMember: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                rule_id: string;
+                game_id: string;
+                user_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json; charset=utf-8": components["schemas"]["UpdateAlertRule"];
+                "application/json; charset=utf-8": components["schemas"]["ChangeMember"];
             };
         };
         responses: {
@@ -4165,49 +8380,97 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["AlertRule"];
+                    "application/json; charset=utf-8": components["schemas"]["Member"];
                 };
             };
-        };
-    };
-    testAlertWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                rule_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["WebhookTestResult"];
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-        };
-    };
-    evaluateAlertRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                rule_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
+            /** @description Missing, invalid or expired credentials. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["EvaluationResult"];
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -4242,15 +8505,77 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["MetricSeries"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
-    getSave: {
+    rotatePlayerSecret: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                player_id: string;
-                slot: string;
+                game_id: string;
             };
             cookie?: never;
         };
@@ -4261,109 +8586,75 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Save"];
+                    "application/json; charset=utf-8": components["schemas"]["PlayerSecret"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
     };
-    putSave: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                player_id: string;
-                slot: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["SaveWrite"];
-            };
-        };
-        responses: {
-            /** @description Stored as a whole. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["SaveReceipt"];
-                };
-            };
-            /** @description `version` is not the stored version; nothing was written. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["VersionConflict"];
-                };
-            };
-            /** @description `data` is over 1 MiB; nothing was written. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["SaveTooLarge"];
-                };
-            };
-        };
-    };
-    deleteSave: {
-        parameters: {
-            query?: {
-                version?: number;
-            };
-            header?: never;
-            path: {
-                player_id: string;
-                slot: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The slot has another version than the one given; nothing was deleted. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["VersionConflict"];
-                };
-            };
-        };
-    };
-    listSaves: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                player_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["SlotList"];
-                };
-            };
-        };
-    };
-    listPlayerSaves: {
+    inspectPlayerSaves: {
         parameters: {
             query?: never;
             header?: never;
@@ -4383,9 +8674,72 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["SlotList"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
-    getPlayerSave: {
+    inspectPlayerSave: {
         parameters: {
             query?: never;
             header?: never;
@@ -4404,6 +8758,69 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Save"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -4427,6 +8844,535 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGameUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["QuotaUsage"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitScore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["SubmitScore"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["SubmittedEntry"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLeaderboard: {
+        parameters: {
+            query?: {
+                /** @description Entries to return, 1 to 100 (default 50). */
+                limit?: number;
+                /** @description Entries to skip (default 0). */
+                offset?: number;
+                /** @description A period key; default the current period. */
+                period?: string;
+            };
+            header?: never;
+            path: {
+                board_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["LeaderboardPage"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitScoreToBoard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                board_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["SubmitEntry"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["SubmittedEntry"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlayerStanding: {
+        parameters: {
+            query?: {
+                /** @description Neighbours either side, 0 to 50 (default 5). */
+                around?: number;
+                /** @description A period key; default the current period. */
+                period?: string;
+            };
+            header?: never;
+            path: {
+                board_name: string;
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["PlayerStanding"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
     signInPlayer: {
@@ -4448,6 +9394,96 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["PlayerSession"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };
@@ -4473,6 +9509,87 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["IdentityLinked"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
         };
     };
     refreshPlayerToken: {
@@ -4490,6 +9607,689 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["PlayerSession"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPresence: {
+        parameters: {
+            query?: {
+                /** @description `playing`, `waiting` or `idle`. */
+                status?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["PresenceList"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPresence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["PresenceItem"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSaves: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["SlotList"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    readSave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                player_id: string;
+                slot: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Save"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    writeSave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                player_id: string;
+                slot: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["SaveWrite"];
+            };
+        };
+        responses: {
+            /** @description Stored as a whole. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["SaveReceipt"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description `version` is not the stored version; nothing was written. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["VersionConflict"];
+                };
+            };
+            /** @description `data` is over 1 MiB; nothing was written. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["SaveTooLarge"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSave: {
+        parameters: {
+            query?: {
+                version?: number;
+            };
+            header?: never;
+            path: {
+                player_id: string;
+                slot: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The slot has another version than the one given; nothing was deleted. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["VersionConflict"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    track: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["TrackEvent"] | components["schemas"]["TrackEvent"][];
+            };
+        };
+        responses: {
+            /** @description Committed to the cold store. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["TrackAccepted"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
         };

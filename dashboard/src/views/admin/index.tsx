@@ -184,7 +184,7 @@ function GameRow({ game, onChange }: { game: Game; onChange(game: Game): void })
           value={game.tier}
           disabled={tierAction.busy}
           aria-busy={tierAction.busy}
-          onChange={(e) => void patch(tierAction, { tier: e.target.value })}
+          onChange={(e) => void patch(tierAction, { tier: e.target.value as Schemas['Tier'] })}
         >
           {TIERS.map((t) => (
             <option key={t.value} value={t.value}>

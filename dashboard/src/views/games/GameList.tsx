@@ -2,7 +2,7 @@
 // A new game opens on its API keys, so the studio gets its first key at once.
 import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { api, unwrap } from '../../api/client';
+import { api, unwrap, type Schemas } from '../../api/client';
 import { useSession } from '../../auth';
 import { Async, Badge, Card, Empty, ErrorMessage, Field, PageHeader, SubmitButton } from '../../ui/components';
 import { formatNumber, formatTime } from '../../ui/format';
@@ -18,7 +18,7 @@ export default function GameList() {
   const location = useLocation();
   const deleted = (location.state as { deleted?: string } | null)?.deleted;
   const [name, setName] = useState('');
-  const [tier, setTier] = useState('free');
+  const [tier, setTier] = useState<Schemas['Tier']>('free');
   const create = useAction();
 
   async function submit(e: FormEvent) {
@@ -46,7 +46,7 @@ export default function GameList() {
           </Field>
           {admin && (
             <Field label="Tier">
-              <select value={tier} onChange={(e) => setTier(e.target.value)}>
+              <select value={tier} onChange={(e) => setTier(e.target.value as Schemas['Tier'])}>
                 {TIERS.map((t) => (
                   <option key={t.value} value={t.value}>
                     {t.label} ({formatNumber(t.quota)} events a month)

@@ -1,13 +1,14 @@
 // The form that defines a leaderboard (create) or changes one (edit): which score is better,
 // the period, a one-time reset for all-time boards and the score bounds.
 import { useState, type FormEvent } from 'react';
+import type { Schemas } from '../../api/client';
 import { ErrorMessage, Field, SubmitButton } from '../../ui/components';
 import { ORDERS, PERIODS, fromUtcInput, periodKeyLabel, toUtcInput, type Board } from './shared';
 
 export interface DefinitionValues {
   board_name: string;
-  order: string;
-  period: string;
+  order: Schemas['ScoreOrder'];
+  period: Schemas['ResetPeriod'];
   /** RFC 3339 or null (none). */
   auto_reset_at: string | null;
   min_score: number | null;
@@ -77,7 +78,7 @@ export function DefinitionForm({
       )}
       <div className="lb-form-row">
         <Field label="Better score" hint={board ? 'Can change only while the board has no entries.' : undefined}>
-          <select value={order} onChange={(e) => setOrder(e.target.value)}>
+          <select value={order} onChange={(e) => setOrder(e.target.value as Schemas['ScoreOrder'])}>
             {ORDERS.map((o) => (
               <option key={o.value} value={o.value}>
                 {o.label}
@@ -86,7 +87,7 @@ export function DefinitionForm({
           </select>
         </Field>
         <Field label="Period" hint={periodHint}>
-          <select value={period} onChange={(e) => setPeriod(e.target.value)}>
+          <select value={period} onChange={(e) => setPeriod(e.target.value as Schemas['ResetPeriod'])}>
             {PERIODS.map((p) => (
               <option key={p.value} value={p.value}>
                 {p.label}

@@ -61,7 +61,7 @@ export function ApiKeys() {
 function CreateKeyCard({ keys }: { keys: Loaded<KeyList> }) {
   const { game } = useGame();
   const [name, setName] = useState('');
-  const [environment, setEnvironment] = useState('development');
+  const [environment, setEnvironment] = useState<Schemas['Environment']>('development');
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const create = useAction();
 
@@ -91,7 +91,7 @@ function CreateKeyCard({ keys }: { keys: Loaded<KeyList> }) {
           <input maxLength={100} value={name} onChange={(e) => setName(e.target.value)} placeholder="iOS build" />
         </Field>
         <Field label="Environment">
-          <select value={environment} onChange={(e) => setEnvironment(e.target.value)}>
+          <select value={environment} onChange={(e) => setEnvironment(e.target.value as Schemas['Environment'])}>
             {ENVIRONMENTS.map((env) => (
               <option key={env.value} value={env.value}>
                 {env.label}

@@ -124,7 +124,7 @@ function ValidationCard() {
                   value={m.value}
                   checked={mode === m.value}
                   onChange={() => {
-                    setMode(m.value);
+                    setMode(m.value as typeof mode);
                     save.clearSaved();
                   }}
                 />
@@ -280,7 +280,7 @@ function PlanCard() {
               <select
                 value={tier}
                 onChange={(e) => {
-                  setTier(e.target.value);
+                  setTier(e.target.value as typeof tier);
                   save.clearSaved();
                 }}
               >

@@ -53,7 +53,7 @@ export function Members() {
 function InviteCard({ members }: { members: Loaded<MemberList> }) {
   const { game } = useGame();
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState('editor');
+  const [role, setRole] = useState<Schemas['Role']>('editor');
   const [done, setDone] = useState<Member | null>(null);
   const invite = useAction();
 
@@ -77,7 +77,7 @@ function InviteCard({ members }: { members: Loaded<MemberList> }) {
           <input type="email" required autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="name@studio.com" />
         </Field>
         <Field label="Role">
-          <select value={role} onChange={(e) => setRole(e.target.value)}>
+          <select value={role} onChange={(e) => setRole(e.target.value as Schemas['Role'])}>
             {ROLES.map((r) => (
               <option key={r.value} value={r.value}>
                 {r.label}
@@ -140,7 +140,7 @@ function MemberRow({ member, members, lastOwner }: { member: Member; members: Lo
   const isMe = me?.id === member.user_id;
   const path = { game_id: game.game_id, user_id: member.user_id };
 
-  async function changeRole(role: string) {
+  async function changeRole(role: Schemas['Role']) {
     const updated = await action.run(() => unwrap(api.PATCH('/v1/games/{game_id}/members/{user_id}', { params: { path }, body: { role } })));
     if (!updated || !members.data) return;
     members.set({ members: members.data.members.map((m) => (m.user_id === updated.user_id ? updated : m)) });
@@ -181,7 +181,7 @@ function MemberRow({ member, members, lastOwner }: { member: Member; members: Lo
             value={member.role}
             disabled={action.busy || lastOwner}
             title={lastOwner ? 'A game must keep at least one owner' : undefined}
-            onChange={(e) => void changeRole(e.target.value)}
+            onChange={(e) => void changeRole(e.target.value as Schemas['Role'])}
           >
             {ROLES.map((r) => (
               <option key={r.value} value={r.value}>

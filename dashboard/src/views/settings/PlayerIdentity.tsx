@@ -32,7 +32,7 @@ export function PlayerIdentity() {
   );
 }
 
-function limitText(limit: number | undefined): string {
+function limitText(limit: number | null | undefined): string {
   return limit == null
     ? `${formatNumber(DEFAULT_PLAYER_RATE_LIMIT)} requests a minute per player (the default)`
     : `${formatNumber(limit)} requests a minute per player`;
@@ -119,7 +119,7 @@ function IdentityForm() {
         <select
           value={mode}
           onChange={(e) => {
-            setMode(e.target.value);
+            setMode(e.target.value as typeof mode);
             edited();
           }}
         >
