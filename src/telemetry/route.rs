@@ -1,10 +1,8 @@
 //! `GET /metrics`: the recorder's figures in the Prometheus text format, on the API's own
 //! listener, outside the OpenAPI document (it is for the operator's scraper, not for games).
 //! With `--metrics-token` set, a scrape must carry `Authorization: Bearer <token>`.
-use crate::error::ApiError;
 use hmac::{Hmac, Mac};
 use poem::{
-    error::ResponseError,
     http::{header, HeaderValue, StatusCode},
     Endpoint, Request, Response,
 };
@@ -74,18 +72,32 @@ impl Endpoint for Scrape {
 
     async fn call(&self, req: Request) -> poem::Result<Response> {
         if !self.authorized(&req) {
-            let mut response =
-                ApiError::unauthorized("Missing or wrong metrics bearer token").as_response();
+            let mut response = refusal(
+                StatusCode::UNAUTHORIZED,
+                "Missing or wrong metrics bearer token",
+            );
             response
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             return Ok(response);
         }
         let Some(handle) = super::install() else {
-            return Ok(ApiError::unavailable("Metrics are not collected on this node").as_response());
+            return Ok(refusal(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Metrics are not collected on this node",
+            ));
         };
         Ok(Response::builder()
             .content_type("text/plain; version=0.0.4; charset=utf-8")
             .body(handle.render()))
     }
+}
+
+/// The usual JSON error body (`{"error": ...}`), written here rather than through
+/// `crate::error`, which records store errors through this module.
+fn refusal(status: StatusCode, message: &str) -> Response {
+    Response::builder()
+        .status(status)
+        .content_type("application/json")
+        .body(serde_json::json!({ "error": message }).to_string())
 }
