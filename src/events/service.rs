@@ -11,9 +11,9 @@ use crate::{
     state::AppState,
     telemetry::{self, Refusal},
 };
-use poem::http::StatusCode;
 use chrono::{DateTime, Duration, Utc};
 use entity::events;
+use poem::http::StatusCode;
 use serde_json::Value;
 use std::sync::Arc;
 use uuid::Uuid;

@@ -13,7 +13,10 @@ impl Scrape {
     async fn take(app: &TestApp) -> Self {
         let response = app.request(Method::GET, "/metrics").send().await.unwrap();
         assert_eq!(response.status(), 200);
-        let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
+        let content_type = response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .to_owned();
         assert!(content_type.starts_with("text/plain"), "{content_type}");
         Self::parse(&response.text().await.unwrap())
     }
@@ -169,7 +172,11 @@ async fn counts_requests_events_and_group_writes() {
             "the invalid event",
         ),
         (
-            [("route", "submitScore"), ("method", "POST"), ("status", "200")],
+            [
+                ("route", "submitScore"),
+                ("method", "POST"),
+                ("status", "200"),
+            ],
             1.0,
             "the score",
         ),
@@ -199,10 +206,12 @@ async fn counts_requests_events_and_group_writes() {
     );
     let latency = "playtrace_http_request_duration_seconds_count";
     assert!(moved(latency, &[("route", "track"), ("method", "POST")]) >= 4.0);
-    assert!(after.value(
-        "playtrace_http_request_duration_seconds_bucket",
-        &[("route", "track"), ("method", "POST"), ("le", "+Inf")]
-    ) >= 4.0);
+    assert!(
+        after.value(
+            "playtrace_http_request_duration_seconds_bucket",
+            &[("route", "track"), ("method", "POST"), ("le", "+Inf")]
+        ) >= 4.0
+    );
 
     assert!(moved("playtrace_events_accepted_total", &[]) >= 4.0);
     assert!(moved("playtrace_events_deduplicated_total", &[]) >= 1.0);
@@ -212,8 +221,14 @@ async fn counts_requests_events_and_group_writes() {
 
     for kind in ["events", "scores"] {
         let labels = [("kind", kind)];
-        assert!(moved("playtrace_group_commit_size_count", &labels) >= 1.0, "{kind}");
-        assert!(moved("playtrace_group_commit_size_sum", &labels) >= 1.0, "{kind}");
+        assert!(
+            moved("playtrace_group_commit_size_count", &labels) >= 1.0,
+            "{kind}"
+        );
+        assert!(
+            moved("playtrace_group_commit_size_sum", &labels) >= 1.0,
+            "{kind}"
+        );
         assert!(
             moved("playtrace_group_commit_queue_wait_seconds_count", &labels) >= 1.0,
             "{kind}"
@@ -235,7 +250,8 @@ async fn counts_requests_events_and_group_writes() {
 
 #[tokio::test]
 async fn a_token_guards_the_scrape() {
-    let app = spawn_app_with(|settings| settings.metrics_token = Some("scrape-secret".into())).await;
+    let app =
+        spawn_app_with(|settings| settings.metrics_token = Some("scrape-secret".into())).await;
 
     for (header, what) in [
         (None, "no token"),
@@ -296,7 +312,9 @@ async fn open_websocket_feeds_are_counted() {
     // The server counts the feed once its task runs, just after the upgrade is answered.
     let mut open = 0.0;
     for _ in 0..50 {
-        open = Scrape::take(&app).await.value("playtrace_websocket_feeds", &[]);
+        open = Scrape::take(&app)
+            .await
+            .value("playtrace_websocket_feeds", &[]);
         if open >= 1.0 {
             break;
         }
