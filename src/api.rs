@@ -67,6 +67,12 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
         .nest("/", service)
         .nest("/docs", docs)
         .at("/openapi.json", spec)
+        .at(
+            crate::telemetry::route::PATH,
+            poem::get(crate::telemetry::route::Scrape::new(
+                state.settings.metrics_token.as_deref(),
+            )),
+        )
         .around(|endpoint, mut req| async move {
             let body = match read_json_body(&mut req).await {
                 Ok(body) => body,
@@ -79,11 +85,14 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
         })
         .with(RateLimit::new(state))
         .around(|endpoint, mut req| async move {
+            let started = std::time::Instant::now();
             if let Err(error) = cap_body(&mut req) {
-                return Ok(error.as_response());
+                let response = error.as_response();
+                let status = response.status().as_u16();
+                crate::telemetry::request("unrouted", req.method(), status, started.elapsed());
+                return Ok(response);
             }
             let request_id = uuid::Uuid::new_v4().to_string();
-            let started = std::time::Instant::now();
             let method = req.method().clone();
             let path = req.uri().path().to_string();
             let span = tracing::info_span!("request", request_id = %request_id, method = %method, path = %path);
@@ -104,6 +113,12 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
             if let Ok(value) = request_id.parse() {
                 response.headers_mut().insert("x-request-id", value);
             }
+            let latency = started.elapsed();
+            let status = response.status();
+            // Requests outside the OpenAPI operations count under a few fixed names, never
+            // their path, so that the number of series stays bounded.
+            let label = route.unwrap_or_else(|| crate::telemetry::route::name(&path, status));
+            crate::telemetry::request(label, &method, status.as_u16(), latency);
             // The access log: one line per API request (silence it with
             // RUST_LOG=info,playtrace::access=warn).
             tracing::info!(
@@ -112,8 +127,8 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
                 method = %method,
                 path = %path,
                 route = route.unwrap_or("-"),
-                status = response.status().as_u16(),
-                latency_ms = started.elapsed().as_secs_f64() * 1000.0,
+                status = status.as_u16(),
+                latency_ms = latency.as_secs_f64() * 1000.0,
                 "request"
             );
             Ok(response)

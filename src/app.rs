@@ -33,6 +33,8 @@ impl Application {
 
     /// Like `build`, with an injected clock (tests move time with it).
     pub async fn build_with_clock(settings: Settings, clock: SharedClock) -> anyhow::Result<Self> {
+        // Process-wide, installed by the first node built; every later one shares it.
+        crate::telemetry::install();
         let db = cold::connect(&settings.database_url, settings.db_max_connections).await?;
         if !settings.no_migrate {
             cold::migrate(&db).await?;

@@ -176,6 +176,12 @@ pub struct Settings {
     /// built into the binary: for working on the dashboard against a running node.
     #[arg(long, env = "PLAYTRACE_DASHBOARD_DIR")]
     pub dashboard_dir: Option<std::path::PathBuf>,
+
+    /// Bearer token `GET /metrics` requires (`Authorization: Bearer <token>`), compared in
+    /// constant time. Unset means the metrics are open to whoever reaches the node: keep the
+    /// route off the public internet (at the proxy) or set a token.
+    #[arg(long, env = "PLAYTRACE_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
 }
 
 impl Settings {

@@ -19,7 +19,14 @@ use std::{borrow::Cow, path::PathBuf, sync::Arc};
 struct Bundle;
 
 /// Paths the API answers; everything else a browser GETs belongs to the dashboard.
-const API_PATHS: &[&str] = &["/v1", "/docs", "/openapi.json", "/healthz", "/readyz"];
+const API_PATHS: &[&str] = &[
+    "/v1",
+    "/docs",
+    "/openapi.json",
+    "/healthz",
+    "/readyz",
+    crate::telemetry::route::PATH,
+];
 
 const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
      style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; connect-src 'self' ws: wss:; \
@@ -217,7 +224,14 @@ impl<E: Endpoint> Endpoint for DashboardEndpoint<E> {
 
     async fn call(&self, req: Request) -> poem::Result<Response> {
         if Dashboard::owns(&req) {
-            self.files.call(req).await
+            let started = std::time::Instant::now();
+            let method = req.method().clone();
+            let response = self.files.call(req).await;
+            if let Ok(response) = &response {
+                let status = response.status().as_u16();
+                crate::telemetry::request("dashboard", &method, status, started.elapsed());
+            }
+            response
         } else {
             self.inner.call(req).await.map(IntoResponse::into_response)
         }

@@ -112,7 +112,9 @@ pub(crate) use api_error;
 
 impl From<sea_orm::DbErr> for ApiError {
     fn from(error: sea_orm::DbErr) -> Self {
-        if crate::store::cold::is_unavailable(&error) {
+        let unavailable = crate::store::cold::is_unavailable(&error);
+        crate::telemetry::cold_store_error(unavailable);
+        if unavailable {
             tracing::error!(error.cause_chain = ?error, "cold store unavailable");
             return Self::unavailable("Storage temporarily unavailable, retry later");
         }
@@ -123,6 +125,7 @@ impl From<sea_orm::DbErr> for ApiError {
 impl From<crate::store::hot::HotError> for ApiError {
     fn from(error: crate::store::hot::HotError) -> Self {
         tracing::error!(error.cause_chain = ?error, "hot store unavailable");
+        crate::telemetry::hot_store_error(error.kind());
         Self::unavailable("Storage temporarily unavailable, retry later")
     }
 }

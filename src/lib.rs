@@ -32,6 +32,7 @@ pub mod rendered;
 pub mod saves;
 pub mod state;
 pub mod store;
+pub mod telemetry;
 pub mod worker;
 
 /// Work to finish before the process exits (e.g. flushing queued writes). Features that keep

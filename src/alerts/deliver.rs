@@ -54,6 +54,8 @@ pub async fn notify(
         }
         None => ("skipped", None),
     };
+    crate::telemetry::alert_delivered(kind.as_str(), "email", email_status);
+    crate::telemetry::alert_delivered(kind.as_str(), "webhook", webhook_status);
     let errors: Vec<String> = [email_error, webhook_error].into_iter().flatten().collect();
     Ok(Delivered {
         email_status,

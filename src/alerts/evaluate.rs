@@ -213,7 +213,20 @@ pub async fn evaluate_and_fire(
     state: &AppState,
     rule: &alert_rules::Model,
 ) -> Result<Outcome, AlertError> {
-    let evaluation = evaluate(state, rule).await?;
+    let alert_type = rule_type(rule).as_str();
+    let evaluation = match evaluate(state, rule).await {
+        Ok(evaluation) => evaluation,
+        Err(error) => {
+            crate::telemetry::alert_evaluated(alert_type, "error");
+            return Err(error);
+        }
+    };
+    let result = if evaluation.triggered {
+        "triggered"
+    } else {
+        "quiet"
+    };
+    crate::telemetry::alert_evaluated(alert_type, result);
     let not_fired = |reason: String, evaluation: Evaluation| Outcome {
         evaluation,
         fired: false,

@@ -5,9 +5,15 @@ use super::{
     writer::{month_of, Committed, EventRequest, WriteError},
     EventError,
 };
-use crate::{auth::api_key::KeyContext, games::service::monthly_quota, state::AppState};
+use crate::{
+    auth::api_key::KeyContext,
+    games::service::monthly_quota,
+    state::AppState,
+    telemetry::{self, Refusal},
+};
 use chrono::{DateTime, Duration, Utc};
 use entity::events;
+use poem::http::StatusCode;
 use serde_json::Value;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -29,6 +35,35 @@ pub struct Accepted {
 /// `player`: the player of the request's player token, when it carries one: every event is
 /// then that player's (one without `player_id` gets it; one naming another is refused, 403).
 pub async fn track(
+    state: &AppState,
+    key: Arc<KeyContext>,
+    player: Option<&str>,
+    body: Value,
+) -> Result<Accepted, EventError> {
+    let events = match &body {
+        Value::Array(items) => items.len() as u64,
+        _ => 1,
+    };
+    let result = ingest(state, key, player, body).await;
+    match &result {
+        Ok(accepted) => telemetry::events_accepted(accepted.received),
+        Err(error) => telemetry::events_refused(refusal(error), events),
+    }
+    result
+}
+
+/// Why a request's events were refused, as the metrics count it.
+fn refusal(error: &EventError) -> Refusal {
+    match error {
+        EventError::OverQuota { .. } => Refusal::Quota,
+        EventError::OtherPlayer => Refusal::Forbidden,
+        EventError::NotStored | EventError::Cold(_) => Refusal::Unavailable,
+        EventError::Body(body) if body.status == StatusCode::PAYLOAD_TOO_LARGE => Refusal::Size,
+        _ => Refusal::Validation,
+    }
+}
+
+async fn ingest(
     state: &AppState,
     key: Arc<KeyContext>,
     player: Option<&str>,

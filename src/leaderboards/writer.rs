@@ -45,6 +45,7 @@ impl Batch for ScoreRows {
     type Item = entries::Model;
     type Outcome = Kept;
     type Prepared = ();
+    const KIND: &'static str = "scores";
     const ROWS_PER_TRANSACTION: usize = 500;
 
     fn rows(_: &Self::Item) -> usize {

@@ -22,8 +22,9 @@ pub mod lease;
 
 pub const WINDOW_SECS: u64 = 60;
 
-/// Paths that are never limited: health probes from load balancers and orchestrators.
-const EXEMPT: &[&str] = &["/healthz", "/readyz"];
+/// Paths that are never limited: health probes from load balancers and orchestrators, and the
+/// metrics scrape.
+const EXEMPT: &[&str] = &["/healthz", "/readyz", crate::telemetry::route::PATH];
 
 pub struct RateLimit {
     pub state: AppState,
@@ -101,6 +102,7 @@ impl<E: Endpoint> Endpoint for RateLimitEndpoint<E> {
                     // Failing open keeps the game running while the hot store recovers;
                     // readiness reports the outage.
                     tracing::warn!(error.cause_chain = ?error, "rate limiter unavailable; request let through");
+                    crate::telemetry::hot_store_error(error.kind());
                 }
             }
         }

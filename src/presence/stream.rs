@@ -30,6 +30,7 @@ impl Access {
 }
 
 pub async fn pump(socket: WebSocketStream, mut feed: FeedSubscription, access: Access) {
+    let _open = crate::telemetry::OpenFeed::open();
     let (mut sink, mut incoming) = socket.split();
     let mut ping = tokio::time::interval(PING_EVERY);
     ping.tick().await;

@@ -4,7 +4,10 @@
 //! path stays fast. One task more than may write at once prepares the next group (the events'
 //! quota reservation) while the others write. What is stored and how is up to a [`Batch`];
 //! events and leaderboard scores each have one.
-use crate::store::{pg::db_error, Db};
+use crate::{
+    store::{pg::db_error, Db},
+    telemetry::GroupMetrics,
+};
 use async_trait::async_trait;
 use sea_orm::{
     sqlx::{pool::PoolConnection, PgConnection, Postgres},
@@ -31,6 +34,9 @@ pub trait Batch: Send + Sync + 'static {
     type Item: Send + Sync + 'static;
     /// What one request is answered once committed.
     type Outcome: Send + 'static;
+
+    /// The kind of write, as the metrics label it (`events`, `scores`).
+    const KIND: &'static str;
 
     /// A writer stops taking queued requests into its transaction once it holds this many
     /// rows. Kept moderate so that the queue is shared among several writers (PostgreSQL
@@ -124,6 +130,8 @@ pub enum WriteError {
 struct Job<B: Batch> {
     item: B::Item,
     reply: oneshot::Sender<Result<B::Outcome, DbErr>>,
+    /// When the request was handed over (its wait in the queue is measured from here).
+    queued: Instant,
 }
 
 /// The handle requests write through. Writer tasks start on first use.
@@ -169,7 +177,12 @@ impl<B: Batch> GroupCommit<B> {
         self.start();
         let (reply, answer) = oneshot::channel();
         self.pending.fetch_add(1, Ordering::AcqRel);
-        if self.sender.send(Job { item, reply }).await.is_err() {
+        let job = Job {
+            item,
+            reply,
+            queued: Instant::now(),
+        };
+        if self.sender.send(job).await.is_err() {
             self.finish_one();
             return Err(WriteError::Closed);
         }
@@ -223,6 +236,7 @@ impl<B: Batch> GroupCommit<B> {
     }
 
     async fn run(self: Arc<Self>, mut lane: Lane) {
+        let metrics = GroupMetrics::new(B::KIND);
         loop {
             // The queue stays this task's until it may write, so the next task takes its group
             // only then, and requests that arrive meanwhile gather into that group.
@@ -248,7 +262,8 @@ impl<B: Batch> GroupCommit<B> {
                 return;
             };
             drop(receiver);
-            self.commit(jobs, prepared, &mut lane).await;
+            metrics.started(jobs.iter().map(|job| job.queued.elapsed()));
+            self.commit(jobs, prepared, &mut lane, &metrics).await;
             drop(permit);
         }
     }
@@ -261,12 +276,23 @@ impl<B: Batch> GroupCommit<B> {
         jobs: Vec<Job<B>>,
         prepared: Result<B::Prepared, DbErr>,
         lane: &mut Lane,
+        metrics: &GroupMetrics,
     ) {
         let items: Vec<&B::Item> = jobs.iter().map(|job| &job.item).collect();
+        let started = Instant::now();
         let result = match prepared {
-            Ok(prepared) => self.batch.store(lane, &items, prepared).await,
+            Ok(prepared) => {
+                let stored = self.batch.store(lane, &items, prepared).await;
+                if let Err(error) = &stored {
+                    // A failed `prepare` was counted where it happened (the hot store's
+                    // quota reservation); `store` writes to the cold store.
+                    crate::telemetry::cold_store_error(super::cold::is_unavailable(error));
+                }
+                stored
+            }
             Err(error) => Err(error),
         };
+        metrics.written(started.elapsed(), result.is_ok());
         drop(items);
         if result.is_err() {
             lane.let_go();

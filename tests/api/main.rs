@@ -22,6 +22,7 @@ mod health;
 mod keys;
 mod leaderboards;
 mod limits;
+mod metrics_endpoint;
 mod nodes;
 mod openapi;
 mod players;

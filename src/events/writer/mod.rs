@@ -83,6 +83,7 @@ impl Batch for EventRows {
     type Item = EventRequest;
     type Outcome = Committed;
     type Prepared = Reserved;
+    const KIND: &'static str = "events";
     const ROWS_PER_TRANSACTION: usize = 500;
 
     fn rows(item: &Self::Item) -> usize {
@@ -132,6 +133,7 @@ impl Batch for EventRows {
             }
         };
         // A retried event already stored is accepted but not charged twice.
+        crate::telemetry::events_deduplicated(written.iter().map(|w| w.duplicates).sum());
         let duplicates = admitted
             .iter()
             .zip(&written)
@@ -247,6 +249,7 @@ impl EventRows {
 /// A hot-store failure fails the group like an unreachable cold store: 503, retry.
 fn hot_unavailable(error: HotError) -> DbErr {
     tracing::error!(error.cause_chain = ?error, "hot store unavailable");
+    crate::telemetry::hot_store_error(error.kind());
     DbErr::Conn(RuntimeErr::Internal(format!("hot store: {error}")))
 }
 

@@ -24,6 +24,17 @@ pub enum HotError {
     Unreachable,
 }
 
+impl HotError {
+    /// The error's kind as the metrics label it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Redis(_) => "redis",
+            Self::Reply(_) => "reply",
+            Self::Unreachable => "unreachable",
+        }
+    }
+}
+
 /// Where a fixed rate-limit window stands after counting one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WindowCount {
