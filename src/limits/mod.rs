@@ -97,6 +97,11 @@ impl<E: Endpoint> Endpoint for RateLimitEndpoint<E> {
                     if tighter {
                         tightest = Some((window, *limit, remaining, over));
                     }
+                    // A request refused by one window is not counted in the next: a player
+                    // over their own limit does not spend the game key's shared window.
+                    if over {
+                        break;
+                    }
                 }
                 Err(error) => {
                     // Failing open keeps the game running while the hot store recovers;
@@ -224,10 +229,8 @@ fn buckets_of(state: &AppState, identity: &Identity, req: &Request) -> Vec<(Stri
     let default = state.settings.rate_limit_per_minute;
     match identity {
         Identity::GameKey(context, player) => {
-            let mut buckets = vec![(
-                format!("key:{}", context.key_id),
-                context.rate_limit_per_minute.unwrap_or(default),
-            )];
+            // The player's own window first: what it refuses never reaches the key's.
+            let mut buckets = Vec::with_capacity(2);
             if let Some(claim) = player {
                 buckets.push((
                     format!("player:{}:{}", context.game_id, claim.player_id),
@@ -236,6 +239,10 @@ fn buckets_of(state: &AppState, identity: &Identity, req: &Request) -> Vec<(Stri
                         .unwrap_or(DEFAULT_PLAYER_RATE_LIMIT_PER_MINUTE),
                 ));
             }
+            buckets.push((
+                format!("key:{}", context.key_id),
+                context.rate_limit_per_minute.unwrap_or(default),
+            ));
             buckets
         }
         Identity::BadPlayerToken(context, _) => vec![(

@@ -530,6 +530,12 @@ async fn one_noisy_player_is_limited_without_using_up_the_game() {
     assert_eq!(response.status(), 429);
     assert_eq!(response.headers()["x-ratelimit-limit"], "5");
     assert!(response.headers().contains_key("retry-after"));
+    // A player who ignores 429 and keeps going past the key's own limit (50) spends only their
+    // own window: what it refuses is not counted in the game's.
+    for _ in 0..60 {
+        let (status, _) = as_player(&app, Method::GET, &path, &key, &noisy, None).await;
+        assert_eq!(status, 429);
+    }
     let (status, _) = as_player(&app, Method::GET, "/v1/leaderboards/b", &key, &quiet, None).await;
     assert_eq!(status, 200, "another player of the game is not held back");
 }
