@@ -56,7 +56,7 @@ pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, (
 pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
     let service = openapi(state);
     let docs = service.swagger_ui();
-    let spec = crate::http::error_responses::document(&service.spec());
+    let spec = crate::http::document(&service.spec());
     crate::http::validation::init(|| spec.clone());
     let spec = poem::endpoint::make_sync(move |_| {
         Response::builder()

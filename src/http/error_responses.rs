@@ -39,11 +39,8 @@ const EXTRA: &[(&str, &[u16])] = &[
 /// Routes outside the rate limiter and the stores.
 const PROBES: &[&str] = &["healthz", "readyz"];
 
-/// Adds the error answers to every operation of `spec` (the document as JSON text).
-pub fn document(spec: &str) -> String {
-    let Ok(mut spec) = serde_json::from_str::<Value>(spec) else {
-        return spec.to_string();
-    };
+/// Adds the error answers to every operation of `spec` (the document as JSON).
+pub fn add(spec: &mut Value) {
     if let Some(schemas) = spec
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
@@ -51,7 +48,7 @@ pub fn document(spec: &str) -> String {
         schemas.insert("Error".into(), error_schema());
     }
     let Some(paths) = spec.get_mut("paths").and_then(Value::as_object_mut) else {
-        return spec.to_string();
+        return;
     };
     for (path, operations) in paths.iter_mut() {
         let Some(operations) = operations.as_object_mut() else {
@@ -72,7 +69,6 @@ pub fn document(spec: &str) -> String {
             }
         }
     }
-    serde_json::to_string_pretty(&spec).unwrap_or_default()
 }
 
 /// The error statuses `operation` (at `path`) can answer.

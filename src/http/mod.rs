@@ -1,7 +1,9 @@
 //! What every feature's HTTP layer shares: the OpenAPI tags, how timestamps are written, and
 //! JSON bodies sent as stored text. It imports no feature, so any feature can use it.
+pub mod document;
 pub mod error_responses;
 pub mod json_text;
+pub mod player_header;
 pub mod schema;
 pub mod validation;
 
@@ -40,3 +42,5 @@ pub enum ApiTags {
 pub fn timestamp(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
+
+pub use document::document;
