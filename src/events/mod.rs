@@ -7,6 +7,7 @@ pub mod input;
 pub mod quota;
 pub mod recent;
 pub mod recent_api;
+pub mod retention;
 pub mod schemas;
 pub mod service;
 pub mod usage_api;
