@@ -2,6 +2,8 @@
 //! what the dashboard reads of the stored events (recent pages, counts, quota usage).
 pub mod dashboard_api;
 pub mod error;
+pub mod export;
+pub mod export_api;
 pub mod game_api;
 pub mod input;
 pub mod quota;
@@ -34,6 +36,9 @@ pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
             state: state.clone(),
         },
         usage_api::UsageApi {
+            state: state.clone(),
+        },
+        export_api::EventsExportApi {
             state: state.clone(),
         },
     )
