@@ -149,9 +149,9 @@ impl EventsExportApi {
         if event_name
             .0
             .iter()
-            .any(|name| name.is_empty() || name.len() > 255)
+            .any(|name| name.is_empty() || name.len() > 128)
         {
-            return Err(ApiError::bad_request("event_name must be 1 to 255 characters").into());
+            return Err(ApiError::bad_request("event_name must be 1 to 128 characters").into());
         }
         let selection = Selection {
             game_id: game_id.0,

@@ -104,7 +104,7 @@ impl MetricsApi {
             if !matches!(metric, Metric::Events | Metric::ActiveUsers) {
                 return Err(MetricError::EventNameNotApplicable.into());
             }
-            if name.is_empty() || name.len() > 255 {
+            if name.is_empty() || name.len() > 128 {
                 return Err(MetricError::InvalidEventName.into());
             }
         }

@@ -12,7 +12,7 @@ pub enum MetricError {
     RetentionByHour,
     #[error("event_name applies to metric=events and metric=active_users only")]
     EventNameNotApplicable,
-    #[error("event_name must be 1 to 255 characters")]
+    #[error("event_name must be 1 to 128 characters")]
     InvalidEventName,
     /// A bad `from`, `to` or `environment`.
     #[error(transparent)]

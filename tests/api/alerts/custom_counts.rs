@@ -89,7 +89,7 @@ async fn event_name_with_another_metric_or_empty_is_refused() {
         ),
         (
             "metric=events&event_name=",
-            "event_name must be 1 to 255 characters",
+            "event_name must be 1 to 128 characters",
         ),
     ] {
         let (status, body) = app
