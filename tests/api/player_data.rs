@@ -337,3 +337,73 @@ async fn a_player_with_more_events_than_one_read_exports_and_erases_every_one() 
     let (_, bob) = export(&app, &token, &game_id, "bob").await;
     assert_eq!(bob["counts"]["events"], 2, "{bob}");
 }
+
+#[tokio::test]
+async fn an_erase_takes_the_player_off_archived_and_current_periods_and_drops_bans() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let (status, _) = app
+        .dashboard_json(
+            Method::POST,
+            &format!("/v1/games/{game_id}/leaderboards"),
+            &token,
+            json!({ "board_name": "daily", "period": "daily" }),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let submit = |player: &'static str, score: f64| {
+        let body = json!({ "board_name": "daily", "player_id": player, "score": score });
+        app.game_json(Method::POST, "/v1/leaderboards", &key, body)
+    };
+    let yesterday = app.state.now().format("%Y-%m-%d").to_string();
+    assert_eq!(submit("ana", 30.0).await.0, 200);
+    assert_eq!(submit("bob", 20.0).await.0, 200);
+    app.clock.advance(chrono::Duration::days(1));
+    playtrace::leaderboards::archive_finished_periods(&app.state)
+        .await
+        .unwrap();
+    assert_eq!(submit("ana", 5.0).await.0, 200);
+    assert_eq!(submit("bob", 4.0).await.0, 200);
+    // Banned from another board (a ban also drops that board's entries).
+    let arena = json!({ "board_name": "arena", "player_id": "ana", "score": 1.0 });
+    assert_eq!(
+        app.game_json(Method::POST, "/v1/leaderboards", &key, arena)
+            .await
+            .0,
+        200
+    );
+    let (status, _) = app
+        .dashboard_call(
+            Method::POST,
+            &format!("/v1/games/{game_id}/leaderboards/arena/entries/ana/ban"),
+            &token,
+        )
+        .await;
+    assert_eq!(status, 200);
+
+    let (status, erased) = erase(&app, &token, &game_id, "ana").await;
+
+    assert_eq!(status, 200, "{erased}");
+    assert_eq!(erased["deleted"]["leaderboard_entries"], 2, "{erased}");
+    assert_eq!(erased["deleted"]["leaderboard_bans"], 1, "{erased}");
+    for query in [format!("daily?period={yesterday}"), "daily".to_string()] {
+        let (_, page) = app
+            .game_call(Method::GET, &format!("/v1/leaderboards/{query}"), &key)
+            .await;
+        let players: Vec<&str> = page["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["player_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(players, ["bob"], "{query}: {page}");
+    }
+    let (_, bans) = app
+        .dashboard_call(
+            Method::GET,
+            &format!("/v1/games/{game_id}/leaderboards/arena/bans"),
+            &token,
+        )
+        .await;
+    assert_eq!(bans["bans"], json!([]), "{bans}");
+}
