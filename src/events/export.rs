@@ -85,7 +85,10 @@ fn pages(
                     query.filter(events::Column::EventName.is_in(selection.event_names.clone()));
             }
             if let Some((at, id)) = after {
-                query = query.filter(
+                // The first bound alone lets the (game, occurred_at) index start the scan at
+                // the last row's time; without it the disjunction below made PostgreSQL read
+                // from the range's start on every page.
+                query = query.filter(events::Column::OccurredAt.gte(at)).filter(
                     Condition::any().add(events::Column::OccurredAt.gt(at)).add(
                         Condition::all()
                             .add(events::Column::OccurredAt.eq(at))
