@@ -25,6 +25,7 @@ pub mod limits;
 pub mod metrics;
 pub mod notify;
 pub mod player;
+pub mod player_data;
 pub mod players;
 pub mod presence;
 pub mod query;

@@ -17,6 +17,10 @@ pub enum QueryError {
     RangeTooLong { max_days: i64 },
     #[error("environment must be development or production")]
     BadEnvironment,
+    #[error(
+        "{field} must be an RFC 3339 time (2026-11-21T10:00:00Z) or a date in YYYY-MM-DD format"
+    )]
+    BadInstant { field: &'static str },
 }
 
 impl From<QueryError> for ApiError {
@@ -97,6 +101,23 @@ pub fn day_range(
         return Err(QueryError::RangeTooLong { max_days });
     }
     Ok((from, to))
+}
+
+/// A bound of a time range from a query value: an RFC 3339 time as it is, or a `YYYY-MM-DD`
+/// day as its midnight (UTC); with `whole_day`, a day means the midnight after it, so a range
+/// ending on a day includes that day.
+pub fn instant(
+    raw: &str,
+    field: &'static str,
+    whole_day: bool,
+) -> Result<DateTime<Utc>, QueryError> {
+    let raw = raw.trim();
+    if let Ok(at) = DateTime::parse_from_rfc3339(raw) {
+        return Ok(at.with_timezone(&Utc));
+    }
+    let day =
+        NaiveDate::parse_from_str(raw, "%Y-%m-%d").map_err(|_| QueryError::BadInstant { field })?;
+    Ok(midnight(day) + Duration::days(i64::from(whole_day)))
 }
 
 /// Midnight UTC at the start of `day`.

@@ -22,6 +22,8 @@ pub struct Model {
     pub player_rate_limit_per_minute: Option<i32>,
     /// The highest rate limits the game's owner may set (admin); none: the instance default.
     pub max_rate_limit_per_minute: Option<i32>,
+    /// Events older than this many days are deleted by the worker; none: kept for good.
+    pub retention_days: Option<i32>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -18,6 +18,7 @@ pub mod leaderboard_entries;
 pub mod leaderboard_periods;
 pub mod leaderboards;
 pub mod password_reset_tokens;
+pub mod player_data_audit;
 pub mod player_identities;
 pub mod saves;
 pub mod settings;

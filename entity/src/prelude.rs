@@ -15,6 +15,7 @@ pub use super::leaderboard_entries::Entity as LeaderboardEntries;
 pub use super::leaderboard_periods::Entity as LeaderboardPeriods;
 pub use super::leaderboards::Entity as Leaderboards;
 pub use super::password_reset_tokens::Entity as PasswordResetTokens;
+pub use super::player_data_audit::Entity as PlayerDataAudit;
 pub use super::saves::Entity as Saves;
 pub use super::settings::Entity as Settings;
 pub use super::users::Entity as Users;

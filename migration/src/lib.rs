@@ -11,6 +11,8 @@ mod m20261121_000007_shard_event_usage;
 mod m20261122_000008_events_game_checked_per_write;
 mod m20261123_000009_add_game_allowed_origins;
 mod m20261123_000010_player_identity;
+mod m20261125_000011_create_player_data_audit;
+mod m20261125_000012_add_game_retention_days;
 
 pub struct Migrator;
 
@@ -28,6 +30,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000008_events_game_checked_per_write::Migration),
             Box::new(m20261123_000009_add_game_allowed_origins::Migration),
             Box::new(m20261123_000010_player_identity::Migration),
+            Box::new(m20261125_000011_create_player_data_audit::Migration),
+            Box::new(m20261125_000012_add_game_retention_days::Migration),
         ]
     }
 }

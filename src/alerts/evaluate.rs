@@ -75,6 +75,7 @@ pub async fn evaluate(
     let scope = Scope {
         game_id: rule.game_id,
         environment: rule.environment.clone(),
+        event_name: None,
     };
     let hours = i64::from(rule.comparison_window_hours.max(1));
     let days = ((hours + 12) / 24).max(1);

@@ -2,11 +2,14 @@
 //! what the dashboard reads of the stored events (recent pages, counts, quota usage).
 pub mod dashboard_api;
 pub mod error;
+pub mod export;
+pub mod export_api;
 pub mod game_api;
 pub mod input;
 pub mod quota;
 pub mod recent;
 pub mod recent_api;
+pub mod retention;
 pub mod schemas;
 pub mod service;
 pub mod usage_api;
@@ -33,6 +36,9 @@ pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
             state: state.clone(),
         },
         usage_api::UsageApi {
+            state: state.clone(),
+        },
+        export_api::EventsExportApi {
             state: state.clone(),
         },
     )

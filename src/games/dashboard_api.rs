@@ -71,6 +71,9 @@ pub struct UpdateGame {
     /// `[]` allows none (the default).
     #[oai(nullable)]
     pub allowed_origins: Option<Vec<String>>,
+    /// Days to keep events: the worker deletes older ones (hourly). 1 to 3650; null keeps
+    /// them for good (the default).
+    pub retention_days: MaybeUndefined<u32>,
 }
 
 #[derive(Object)]
@@ -98,6 +101,8 @@ pub struct Game {
     pub player_rate_limit_per_minute: Option<u32>,
     /// Whether a secret for signed custom player ids has been made (`POST .../player-secret`).
     pub player_secret_set: bool,
+    /// Days events are kept before the worker deletes them; absent: kept for good.
+    pub retention_days: Option<u32>,
     /// The caller's role on this game.
     pub role: schema::Role,
     pub created_at: Timestamp,
@@ -177,6 +182,7 @@ pub fn game_view(game: games::Model, role: Role) -> Game {
         key_reads: game.key_reads,
         player_rate_limit_per_minute: game.player_rate_limit_per_minute.map(|l| l.max(0) as u32),
         player_secret_set: game.player_secret.is_some(),
+        retention_days: game.retention_days.map(|days| days.max(0) as u32),
         role: role.as_str().into(),
         created_at: Timestamp::from(game.created_at),
     }
@@ -291,6 +297,11 @@ impl GamesApi {
                 .map(service::parse_player_auth)
                 .transpose()?,
             key_reads: body.key_reads,
+            retention_days: match body.retention_days {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(days) => Some(Some(service::parse_retention_days(days)?)),
+            },
         };
         let game = service::update(&self.state, access.game, changes).await?;
         Ok(Json(game_view(game, access.role)))

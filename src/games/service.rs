@@ -102,6 +102,7 @@ pub async fn create(
         key_reads: true,
         player_rate_limit_per_minute: None,
         max_rate_limit_per_minute: None,
+        retention_days: None,
     };
     let txn = state.db.begin().await?;
     games::Entity::insert(games::ActiveModel::from(game.clone()))
@@ -151,6 +152,18 @@ pub fn parse_rate_limit(field: &str, raw: u32) -> Result<i32, GameError> {
     Ok(raw.min(i32::MAX as u32) as i32)
 }
 
+/// The longest event retention a game may set: ten years.
+pub const MAX_RETENTION_DAYS: u32 = 3650;
+
+pub fn parse_retention_days(raw: u32) -> Result<i32, GameError> {
+    if !(1..=MAX_RETENTION_DAYS).contains(&raw) {
+        return Err(GameError::invalid(format!(
+            "retention_days must be 1 to {MAX_RETENTION_DAYS}, or null to keep events for good"
+        )));
+    }
+    Ok(raw as i32)
+}
+
 pub fn parse_player_auth(raw: &str) -> Result<String, GameError> {
     PlayerAuth::parse(raw)
         .map(|mode| mode.as_str().to_string())
@@ -187,6 +200,8 @@ pub struct GameChanges {
     pub player_rate_limit_per_minute: Option<Option<i32>>,
     /// `Some(None)` goes back to the instance default.
     pub max_rate_limit_per_minute: Option<Option<i32>>,
+    /// `Some(None)` keeps events for good.
+    pub retention_days: Option<Option<i32>>,
 }
 
 pub async fn update(
@@ -221,6 +236,9 @@ pub async fn update(
     }
     if let Some(cap) = changes.max_rate_limit_per_minute {
         row.max_rate_limit_per_minute = Set(cap);
+    }
+    if let Some(days) = changes.retention_days {
+        row.retention_days = Set(days);
     }
     let updated = row.update(&state.db).await?;
     state.game_changed(updated.id).await;

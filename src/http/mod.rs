@@ -36,6 +36,8 @@ pub enum ApiTags {
     Saves,
     /// Player identity: sign-in, linked identities, player tokens.
     Players,
+    /// One player's data: export, erase, and the audit list of both.
+    PlayerData,
 }
 
 /// RFC 3339 UTC with a `Z`, e.g. `2026-11-21T10:00:00Z`.

@@ -50,6 +50,9 @@ pub struct MetricSeries {
     pub environment: Option<Environment>,
     /// Every bucket of the range, oldest first, including empty ones.
     pub points: Vec<MetricPoint>,
+    /// The one event name counted (`event_name` of the request); absent: every name.
+    #[oai(skip_serializing_if_is_none)]
+    pub event_name: Option<String>,
     /// Sum over the range for events, crashes, log_errors and revenue; absent for the others.
     #[oai(skip_serializing_if_is_none)]
     #[oai(nullable)]
@@ -67,7 +70,8 @@ impl MetricsApi {
     /// bucket; `dau` is an alias) or `retention_d7` (percent of users first seen that day who
     /// came back 7 days later; `bucket=day` only). `from`/`to` are UTC days `YYYY-MM-DD`,
     /// inclusive (default: the 30 days up to today); `bucket` is `day` (default, up to 366
-    /// days) or `hour` (up to 31 days).
+    /// days) or `hour` (up to 31 days). With `event_name`, `events` and `active_users` count
+    /// only events of that name (any custom event, e.g. `level_complete` per day).
     #[oai(
         path = "/:game_id/metrics",
         method = "get",
@@ -88,6 +92,8 @@ impl MetricsApi {
         bucket: Query<Option<String>>,
         /// Only events sent with `development` or `production` keys (default: both).
         environment: Query<Option<String>>,
+        /// With `metric=events` or `active_users`: only events of this name.
+        event_name: Query<Option<String>>,
     ) -> poem::Result<Json<MetricSeries>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let metric = Metric::parse(&metric.0).ok_or(MetricError::UnknownMetric)?;
@@ -98,6 +104,14 @@ impl MetricsApi {
         };
         if metric == Metric::RetentionD7 && bucket_name != "day" {
             return Err(MetricError::RetentionByHour.into());
+        }
+        if let Some(name) = &event_name.0 {
+            if !matches!(metric, Metric::Events | Metric::ActiveUsers) {
+                return Err(MetricError::EventNameNotApplicable.into());
+            }
+            if name.is_empty() || name.len() > 128 {
+                return Err(MetricError::InvalidEventName.into());
+            }
         }
         let environment = query::parse_optional_environment(environment.0.as_deref())?;
         let now = self.state.now();
@@ -117,6 +131,7 @@ impl MetricsApi {
         let scope = Scope {
             game_id: game_id.0,
             environment: environment.clone(),
+            event_name: event_name.0.clone(),
         };
         let points = service::series(&self.state.db, &scope, metric, buckets, now)
             .await
@@ -132,6 +147,7 @@ impl MetricsApi {
             from: from.to_string(),
             to: to.to_string(),
             environment: environment.map(Into::into),
+            event_name: event_name.0,
             points: points
                 .into_iter()
                 .enumerate()

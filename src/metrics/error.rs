@@ -10,6 +10,10 @@ pub enum MetricError {
     UnknownBucket,
     #[error("retention_d7 is computed per day; use bucket=day")]
     RetentionByHour,
+    #[error("event_name applies to metric=events and metric=active_users only")]
+    EventNameNotApplicable,
+    #[error("event_name must be 1 to 128 characters")]
+    InvalidEventName,
     /// A bad `from`, `to` or `environment`.
     #[error(transparent)]
     Query(#[from] QueryError),
@@ -22,7 +26,9 @@ impl From<MetricError> for ApiError {
         match error {
             MetricError::UnknownMetric
             | MetricError::UnknownBucket
-            | MetricError::RetentionByHour => ApiError::bad_request(error.to_string()),
+            | MetricError::RetentionByHour
+            | MetricError::EventNameNotApplicable
+            | MetricError::InvalidEventName => ApiError::bad_request(error.to_string()),
             MetricError::Query(error) => ApiError::from(error),
             MetricError::Cold(error) => ApiError::from(error),
         }

@@ -56,11 +56,13 @@ impl Metric {
     }
 }
 
-/// Which events a metric reads: one game, optionally one environment.
+/// Which events a metric reads: one game, optionally one environment and (for `events` and
+/// `active_users`) one event name.
 #[derive(Debug, Clone)]
 pub struct Scope {
     pub game_id: Uuid,
     pub environment: Option<String>,
+    pub event_name: Option<String>,
 }
 
 /// Consecutive equal buckets starting at `start`.
@@ -124,7 +126,7 @@ pub async fn series(
         Metric::ActiveUsers => ("", "COUNT(DISTINCT actor_id)"),
         Metric::RetentionD7 => unreachable!("handled above"),
     };
-    let environment = environment_filter(scope, &mut p);
+    let environment = scope_filter(scope, &mut p);
     let sql = format!(
         "SELECT bucket, CAST({value} AS DOUBLE PRECISION) AS value FROM (\
            SELECT ({epoch} - {start_secs}) / {size} AS bucket, actor_id, revenue_amount FROM events \
@@ -152,11 +154,18 @@ pub async fn series(
     Ok(points)
 }
 
-fn environment_filter(scope: &Scope, p: &mut Params) -> String {
-    match &scope.environment {
-        Some(environment) => format!("AND environment = {}", p.bind(environment.clone())),
-        None => String::new(),
+fn scope_filter(scope: &Scope, p: &mut Params) -> String {
+    let mut filter = String::new();
+    if let Some(environment) = &scope.environment {
+        filter.push_str(&format!(
+            " AND environment = {}",
+            p.bind(environment.clone())
+        ));
     }
+    if let Some(name) = &scope.event_name {
+        filter.push_str(&format!(" AND event_name = {}", p.bind(name.clone())));
+    }
+    filter
 }
 
 /// Day-7 style retention per cohort bucket: of the users whose first event ever (in scope)
@@ -177,7 +186,7 @@ async fn retention(
     let cohort_to = p.bind(buckets.end());
     let later_from = p.bind(buckets.start_of(7));
     let later_to = p.bind(buckets.start_of(buckets.count + 7));
-    let environment = environment_filter(scope, &mut p);
+    let environment = scope_filter(scope, &mut p);
     let sql = format!(
         "WITH firsts AS (\
            SELECT actor_id, MIN(occurred_at) AS first_at FROM events \

@@ -24,6 +24,7 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
     crate::leaderboards::schedule(&scheduler, &state).await?;
     crate::alerts::schedule(&scheduler, &state).await?;
     crate::presence::schedule(&scheduler, &state).await?;
+    crate::events::retention::schedule(&scheduler, &state).await?;
     scheduler.start().await?;
     Ok(scheduler)
 }

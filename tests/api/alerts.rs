@@ -1,6 +1,7 @@
 //! Black-box tests of metrics, alert rules, their firing and notifications: a real SMTP sink,
 //! a real local webhook receiver, events backdated to build baselines. The shared pieces are
 //! here, the tests in `alerts/`.
+mod custom_counts;
 mod firing;
 mod metrics;
 mod notifications;

@@ -3,6 +3,7 @@
 //! the stored events are in `events/`; the `Quotas` hot-store conformance suite is in
 //! `conformance/quotas.rs`.
 pub mod durability;
+pub mod export;
 pub mod quota;
 pub mod recent;
 pub mod schemas;
