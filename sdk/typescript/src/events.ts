@@ -1,7 +1,8 @@
 // The event queue: events wait here, in storage, until the service has committed them. Sent in
 // batches of up to 100 every few seconds or as soon as a batch is full; retried with backoff on
-// network errors, 5xx and 429; a batch the service refuses (400, 413) is split until only the
-// bad events are left, and those are dropped and reported. Every event carries its event_id,
+// network errors, 5xx and 429; a batch the service refuses (400, 413, or 403 because an event
+// names another player than the player token's) is split until only the bad events are left,
+// and those are dropped and reported. Every event carries its event_id,
 // so a batch sent twice (its answer lost on the way back) is stored once.
 import { MAX_TIMER_MS, nextUtcMonth, type Clock, type TimerHandle } from './clock.js';
 import { type BackoffOptions } from './backoff.js';
@@ -14,7 +15,7 @@ import type { SchemaViolation, TrackAccepted, TrackEvent } from './types.js';
 
 /** Something the game may want to know about; passed to `onError`. */
 export type Problem =
-  /** The service refused these events (400 or 413): they were dropped. */
+  /** The service refused these events (400, 413, or 403 for another player): they were dropped. */
   | { kind: 'rejected'; error: PlaytraceError; events: TrackEvent[] }
   /** The monthly event quota is used up: sending pauses until `pausedUntil` (the next UTC month). */
   | { kind: 'quota'; error: PlaytraceError; pausedUntil: Date }
@@ -260,7 +261,7 @@ export class EventQueue {
       return true;
     } catch (error) {
       if (keepalive) return false; // the events stay queued; the normal sending retries them
-      if (error instanceof PlaytraceError && (error.status === 400 || error.status === 413)) {
+      if (error instanceof PlaytraceError && (error.status === 400 || error.status === 413 || isOtherPlayer(error, batch))) {
         if (batch.length > 1) {
           // All or nothing: find the bad events by halves; the good ones are sent.
           const half = Math.ceil(batch.length / 2);
@@ -271,9 +272,11 @@ export class EventQueue {
         return true;
       }
       if (error instanceof PlaytraceError && error.isQuotaExceeded) {
-        // A batch is refused whole when it does not fit: what still fits goes first.
-        const remaining = Number((error.body.quota as { remaining?: unknown }).remaining ?? 0);
-        if (remaining > 0 && remaining < batch.length) return this.send(batch.slice(0, remaining), false);
+        // A batch is refused whole when it does not fit: what still fits goes first. The 429
+        // always says `remaining: 0` (nothing of this request was taken); what is left of the
+        // month is `limit - current`.
+        const fits = stillFits(error.body.quota);
+        if (fits > 0 && fits < batch.length) return this.send(batch.slice(0, fits), false);
         const until = nextUtcMonth(clock.now());
         if (until !== this.pausedUntil) {
           this.pausedUntil = until;
@@ -310,4 +313,29 @@ export class EventQueue {
     this.persisted.save();
     return before - this.events.length;
   }
+}
+
+/** What the service's error says about the events of this batch. */
+const OTHER_PLAYER = /another player/i;
+
+/**
+ * The 403 of a batch in which an event names another player than the request's player token
+ * (`This player token is for another player`): the batch is refused whole, so it is split
+ * like a 400 and the events of the other player are dropped. Only events that name a player
+ * can cause it; other 403s (an origin the game does not allow) stay `refused` and are retried.
+ */
+function isOtherPlayer(error: PlaytraceError, batch: TrackEvent[]): boolean {
+  return (
+    error.status === 403 &&
+    typeof error.body.error === 'string' &&
+    OTHER_PLAYER.test(error.body.error) &&
+    batch.some((event) => event.player_id !== undefined)
+  );
+}
+
+/** Events that still fit in the month's quota, from a quota-exceeded 429's `quota`. */
+function stillFits(quota: unknown): number {
+  const { current, limit } = (quota ?? {}) as { current?: unknown; limit?: unknown };
+  if (typeof current !== 'number' || typeof limit !== 'number') return 0;
+  return Math.max(0, Math.floor(limit - current));
 }

@@ -5,6 +5,13 @@
 // the service would keep the stored entry anyway. Waiting and in-flight scores are kept in
 // storage and sent again after a restart; a send that fails on the network is retried in the
 // background until it is stored.
+//
+// Until an answer has told the board's order (or the game passed `order`), the highest and the
+// lowest waiting scores are both kept, and neither is dropped: the highest is sent, the lowest
+// stays waiting, and once the answer tells the order the lowest is dropped if it is no better
+// than the stored entry, else sent when the next window opens. So a retry after a network
+// failure, or the scores a restart finds in storage (the order is not stored with them), never
+// lose the best time of a lower-is-better board.
 import type { BackoffOptions } from './backoff.js';
 import type { Clock, TimerHandle } from './clock.js';
 import { isRetryable } from './errors.js';
@@ -51,11 +58,14 @@ interface Lane {
   last?: SubmittedEntry;
   /**
    * The scores waiting for the window's end: the best one once the order is known, else the
-   * highest and the lowest, to choose from when the first answer has told the order.
+   * highest and the lowest. Without the order the highest is sent and the lowest stays here
+   * until that answer tells whether it is better (never dropped before).
    */
   waiting: Submission[];
   /** The score on its way. */
   inFlight?: Submission;
+  /** The send under way, for flush() to wait on. */
+  sending?: Promise<boolean>;
   waiters: Waiter[];
   timer?: TimerHandle;
   /** Failed tries of the score waiting now (reset by a new, better one). */
@@ -136,11 +146,13 @@ export class ScoreThrottle {
     await this.loaded;
     await Promise.all(
       [...this.lanes.values()].map(async (lane) => {
-        while (lane.inFlight) await new Promise((done) => setTimeout(done, 5));
-        if (lane.waiting.length === 0) return;
-        if (lane.timer !== undefined) this.options.clock.clearTimeout(lane.timer);
-        lane.timer = undefined;
-        await this.send(lane);
+        while (lane.inFlight && lane.sending) await lane.sending;
+        // Twice at most: a score held while the order was unknown goes after the first answer.
+        for (let round = 0; round < 2 && lane.waiting.length > 0 && !lane.inFlight; round++) {
+          if (lane.timer !== undefined) this.options.clock.clearTimeout(lane.timer);
+          lane.timer = undefined;
+          if (!(await this.send(lane))) break;
+        }
       }),
     );
     await this.persisted.flush();
@@ -208,13 +220,23 @@ export class ScoreThrottle {
     }, Math.max(0, delay));
   }
 
-  private async send(lane: Lane): Promise<void> {
-    if (lane.waiting.length === 0 || lane.inFlight) return;
+  /** Sends the best waiting score; true once the service answered it. */
+  private send(lane: Lane): Promise<boolean> {
+    if (lane.waiting.length === 0 || lane.inFlight) return Promise.resolve(false);
+    const sending = this.sendBest(lane);
+    lane.sending = sending;
+    return sending;
+  }
+
+  private async sendBest(lane: Lane): Promise<boolean> {
     const order = lane.order ?? 'higher';
     const submission = lane.waiting.reduce((a, b) => (better(b.score, a.score, order) ? b : a));
     const waiters = lane.waiters;
     lane.waiters = [];
-    lane.waiting = [];
+    // With the order known only the best waits, and it goes now. Without it, the other
+    // extreme stays waiting until the answer tells whether it is better.
+    lane.waiting = lane.order ? [] : lane.waiting.filter((other) => other !== submission);
+    const held = lane.waiting.length > 0;
     lane.inFlight = submission;
     lane.lastSentAt = this.options.clock.now();
     const { board, playerId, score, playerName, metadata } = submission;
@@ -226,10 +248,22 @@ export class ScoreThrottle {
       if (answer.body.order === 'higher' || answer.body.order === 'lower') lane.order = answer.body.order;
       lane.inFlight = undefined;
       lane.attempt = 0;
-      // Waiters of scores no better than this one, which came while it was on its way, too.
-      const settled = lane.waiting.length === 0 ? [...waiters, ...lane.waiters.splice(0)] : waiters;
-      for (const waiter of settled) waiter.resolve(answer.body);
-      if (lane.order && lane.waiting.length > 0) this.keep(lane, lane.waiting[0]);
+      // With the order known, what waits is the best one, and only if it beats the entry.
+      if (lane.order && lane.waiting.length > 0) {
+        const stored = answer.body.score;
+        const order = lane.order;
+        const beating = lane.waiting.filter((s) => typeof stored !== 'number' || better(s.score, stored, order));
+        lane.waiting = beating.length > 0 ? [beating.reduce((a, b) => (better(b.score, a.score, order) ? b : a))] : [];
+      }
+      if (held && lane.waiting.length > 0) {
+        // A held score is still to go (it is better, or the order is still unknown): all the
+        // callers of this send wait for its answer, as theirs may be the better one.
+        lane.waiters = [...waiters, ...lane.waiters];
+      } else {
+        // Waiters of scores no better than this one, which came while it was on its way, too.
+        const settled = lane.waiting.length === 0 ? [...waiters, ...lane.waiters.splice(0)] : waiters;
+        for (const waiter of settled) waiter.resolve(answer.body);
+      }
     } catch (error) {
       lane.inFlight = undefined;
       if (isRetryable(error)) {
@@ -243,16 +277,22 @@ export class ScoreThrottle {
         }
         this.persisted.save();
         if (lane.timer === undefined) this.arm(lane, waitAfter(error, lane.attempt, this.options.backoff, this.options.random));
-        return;
+        return false;
       }
       this.options.report({ kind: 'failed', error, operation: `submitScore ${board}` });
-      for (const waiter of [...waiters, ...(lane.waiting.length === 0 ? lane.waiters.splice(0) : [])]) waiter.reject(error);
+      if (held && lane.waiting.length > 0) {
+        // The held score still goes; its answer settles every caller.
+        lane.waiters = [...waiters, ...lane.waiters];
+      } else {
+        for (const waiter of [...waiters, ...(lane.waiting.length === 0 ? lane.waiters.splice(0) : [])]) waiter.reject(error);
+      }
     }
     this.persisted.save();
     // A better score that came while this one was on its way waits for its own window.
     if (lane.waiting.length > 0 && lane.timer === undefined) {
       this.arm(lane, lane.lastSentAt + this.options.windowMs - this.options.clock.now());
     }
+    return true;
   }
 }
 

@@ -50,4 +50,25 @@ describe('player identity', () => {
     assert.equal(error.status, 403);
     for (const client of [game, laptop, stranger]) await client.close();
   });
+
+  it("drops the events of another player the token refuses (403) and stores the player's own", async () => {
+    const { gameId, key, client: bare } = await gameWithClient(env);
+    await bare.close();
+    await call(env.server, 'PATCH', `/v1/games/${gameId}`, { token: env.studio.token, body: { player_auth: 'optional' } });
+    const problems = [];
+    const game = init({ baseUrl: env.server.url, apiKey: key, storage: memoryStorage(), playerAuth: 'device', onError: (p) => problems.push(p) });
+    const player = await game.signIn();
+    game.track('before', { i: 1 });
+    game.track('other', { i: 2 }, { playerId: 'someone-else' });
+    game.track('after', { i: 3 });
+    const stats = await game.flush();
+    assert.equal(stats.queued, 0, 'nothing is left to block the queue');
+    assert.deepEqual(problems.map((p) => [p.kind, p.error?.status]), [['rejected', 403]]);
+    assert.deepEqual(problems[0].events.map((e) => e.event_name), ['other']);
+    const stored = await storedEvents(env, gameId);
+    assert.deepEqual(stored.map((e) => e.event_name).sort(), ['after', 'before']);
+    assert.ok(stored.every((e) => e.player_id === player));
+    await game.close();
+  });
 });
+

@@ -200,6 +200,47 @@ describe('failures', () => {
     await clock.advance(60_000);
     assert.equal(game.stats().queued, 0);
   });
+
+  it('drops and reports the events of another player (403), and sends the rest without stalling', async () => {
+    const clock = new FakeClock();
+    const service = fakeService(clock, (request) => {
+      // The real service with a player token for ann: a batch naming anyone else is refused whole.
+      if (request.path === '/v1/track' && request.body.some((e) => e.player_id !== undefined && e.player_id !== 'ann')) {
+        return { status: 403, body: { error: 'This player token is for another player' } };
+      }
+    });
+    const problems = [];
+    const game = client(clock, service, { onError: (p) => problems.push(p) });
+    for (let i = 0; i < 10; i++) game.track('e', { i }, i === 3 || i === 8 ? { playerId: 'bob' } : {});
+    await clock.advance(3_000);
+    const stored = service.tracked().filter((r) => r.body.every((e) => e.player_id === 'ann')).flatMap((r) => r.body);
+    assert.deepEqual(stored.map((e) => e.properties.i).sort((a, b) => a - b), [0, 1, 2, 4, 5, 6, 7, 9], "ann's events all arrive, at once");
+    assert.equal(game.stats().queued, 0, 'nothing is left to block the queue');
+    assert.deepEqual(problems.map((p) => [p.kind, p.error.status]), [['rejected', 403], ['rejected', 403]]);
+    assert.deepEqual(problems.flatMap((p) => p.events.map((e) => e.properties.i)), [3, 8]);
+    game.track('later');
+    await clock.advance(3_000);
+    assert.equal(service.tracked().at(-1).body[0].event_name, 'later', 'later events go at the next interval');
+  });
+
+  it('keeps events refused by another 403 (an origin not allowed) and retries slowly', async () => {
+    const clock = new FakeClock();
+    let refuse = true;
+    const service = fakeService(clock, () =>
+      refuse ? { status: 403, body: { error: 'This origin is not allowed for this game (allowed_origins)' } } : undefined,
+    );
+    const problems = [];
+    const game = client(clock, service, { onError: (p) => problems.push(p), backoff: { baseMs: 1_000, maxMs: 60_000 } });
+    game.track('a');
+    game.track('b', {}, { playerId: 'bob' });
+    await clock.advance(3_000);
+    assert.equal(service.tracked().length, 1, 'not split: the batch is not at fault');
+    assert.deepEqual(problems.map((p) => p.kind), ['refused']);
+    refuse = false;
+    await clock.advance(60_000);
+    assert.equal(game.stats().queued, 0);
+    assert.equal(game.stats().sent, 2);
+  });
 });
 
 describe('the queue in storage', () => {
@@ -323,7 +364,9 @@ describe('edge cases', () => {
     const service = fakeService(clock, (request) => {
       if (request.path !== '/v1/track') return;
       if (request.body.length > left) {
-        return { status: 429, body: { error: 'Monthly event quota exceeded', quota: { current: 100000 - left, limit: 100000, remaining: left } } };
+        // As the service answers: remaining is 0 (nothing of this request was taken); what is
+        // left of the month is limit - current.
+        return { status: 429, body: { error: 'Monthly event quota exceeded', quota: { current: 100000 - left, limit: 100000, remaining: 0 } } };
       }
       left -= request.body.length;
     });

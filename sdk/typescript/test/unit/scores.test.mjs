@@ -2,7 +2,7 @@
 // hand-driven clock: first score at once, improvements within the window held back with only
 // the best kept by the board's order, sent when the window ends.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { memoryStorage } from '../../dist/index.js';
 import { client, FakeClock, fakeService, offline, settle } from './fakes.mjs';
 
@@ -181,4 +181,77 @@ describe('score edge cases', () => {
     assert.equal((await faster).score, 60, 'the first answer said lower: 60 was kept and sent');
     assert.deepEqual(sentScores(service).map(([score]) => score), [90, 60]);
   });
+
+  it('keeps the lowest score through a network failure while the order is unknown', async () => {
+    const clock = new FakeClock();
+    let down = true;
+    const service = boards(clock, 'lower', () => down);
+    const game = client(clock, service);
+    const first = game.submitScore('speedrun', 90);
+    await settle();
+    down = false;
+    const slower = game.submitScore('speedrun', 120);
+    const fastest = game.submitScore('speedrun', 60);
+    await clock.advance(20_000);
+    assert.deepEqual(sentScores(service).map(([score]) => score), [90, 120, 60], 'the highest goes first, the lowest after its answer');
+    assert.deepEqual(sentScores(service).slice(1).map(([, at]) => at - sentScores(service)[1][1]), [0, 5_000], 'each in its own window');
+    for (const answer of await Promise.all([first, slower, fastest])) {
+      assert.equal(answer.score, 60, 'the best time is stored and every caller learns it');
+    }
+    assert.equal(game.stats().scoresWaiting, 0);
+  });
+
+  it('keeps the lowest score of the last run too: the order is not stored with the scores', async () => {
+    const clock = new FakeClock();
+    const storage = memoryStorage();
+    const offlineRun = client(clock, boards(clock, 'lower', () => true), { storage, retry: { attempts: 1 } });
+    const tries = [90, 60, 120].map((score) => offlineRun.submitScore('speedrun', score).catch(() => {}));
+    await settle();
+    await offlineRun.close();
+    await Promise.all(tries);
+
+    const service = boards(clock, 'lower');
+    const next = client(clock, service, { storage });
+    await next.ready();
+    await clock.advance(5_000);
+    assert.deepEqual(sentScores(service).map(([score]) => score), [120, 60], 'the lowest is sent once the answer says lower');
+    assert.equal(next.stats().scoresWaiting, 0);
+  });
+
+  it('drops the held lowest score once the answer says higher', async () => {
+    const clock = new FakeClock();
+    let down = true;
+    const service = boards(clock, 'higher', () => down);
+    const game = client(clock, service);
+    const first = game.submitScore('arena', 90);
+    await settle();
+    down = false;
+    const low = game.submitScore('arena', 60);
+    const high = game.submitScore('arena', 120);
+    await clock.advance(20_000);
+    assert.deepEqual(sentScores(service).map(([score]) => score), [90, 120], 'no request for the lowest');
+    for (const answer of await Promise.all([first, low, high])) assert.equal(answer.score, 120);
+  });
+
+  it('flush waits for a score on its way on the client clock, not the real timers', { timeout: 5_000 }, async () => {
+    const clock = new FakeClock();
+    const service = boards(clock);
+    let release;
+    const gate = new Promise((done) => (release = done));
+    const slow = { ...service, fetch: async (url, init) => (await gate, service.fetch(url, init)) };
+    const game = client(clock, slow);
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const answer = game.submitScore('arena', 7);
+      await settle();
+      const flushed = game.flush();
+      await settle();
+      release();
+      await flushed;
+      assert.equal((await answer).score, 7);
+    } finally {
+      mock.timers.reset();
+    }
+  });
 });
+
