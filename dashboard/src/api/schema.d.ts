@@ -509,6 +509,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The game's record of player data exports and erasures, newest first (owner): who, when,
+         *     which player and how much was found or deleted. `limit` 1 to 100 (default 50).
+         */
+        get: operations["listPlayerDataAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/config": {
         parameters: {
             query?: never;
@@ -626,6 +646,30 @@ export interface paths {
          *     today; at most 366 days), as for `GET /v1/games/{game_id}/metrics`.
          */
         get: operations["countEventsByName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the game's raw events (any member), oldest first, as NDJSON (one JSON object
+         *     per line, default) or CSV (a header row; `properties` as JSON text). Streams at any
+         *     size. `from` (inclusive) and `to` (exclusive) by `occurred_at`: RFC 3339 times or
+         *     `YYYY-MM-DD` days (a `to` day is included); default: every event. Repeat `event_name`
+         *     for several names (at most 20). With `Accept-Encoding: gzip` the body is gzip-encoded for
+         *     transport; `gzip=true` answers a `.gz` file instead.
+         */
+        get: operations["exportEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -887,7 +931,8 @@ export interface paths {
          *     bucket; `dau` is an alias) or `retention_d7` (percent of users first seen that day who
          *     came back 7 days later; `bucket=day` only). `from`/`to` are UTC days `YYYY-MM-DD`,
          *     inclusive (default: the 30 days up to today); `bucket` is `day` (default, up to 366
-         *     days) or `hour` (up to 31 days).
+         *     days) or `hour` (up to 31 days). With `event_name`, `events` and `active_users` count
+         *     only events of that name (any custom event, e.g. `level_complete` per day).
          */
         get: operations["getGameMetric"];
         put?: never;
@@ -913,6 +958,34 @@ export interface paths {
          */
         post: operations["rotatePlayerSecret"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/players/{player_id}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download everything stored about one player of the game as one JSON document (owner):
+         *     events, leaderboard entries of every period, bans, achievement unlocks, cloud saves with
+         *     their data, the presence entry and sign-in identities. Answers a player's access request
+         *     (GDPR art. 15); recorded in the game's audit list.
+         */
+        get: operations["exportPlayerData"];
+        put?: never;
+        post?: never;
+        /**
+         * Erase everything stored about one player of the game (owner): events, leaderboard
+         *     entries of every period (and the live rankings), bans, achievement unlocks, cloud saves,
+         *     the presence entry and sign-in identities. Other players' data is untouched. Answers
+         *     a player's erasure request (GDPR art. 17); recorded in the game's audit list.
+         */
+        delete: operations["erasePlayerData"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1345,7 +1418,7 @@ export interface components {
             discord_webhook_url?: string | null;
             email: string;
             enabled: boolean;
-            environment?: (components["schemas"]["Environment"] & unknown) | null;
+            environment?: components["schemas"]["Environment"] | null;
             game_id: string;
             /**
              * Format: date-time
@@ -1366,6 +1439,30 @@ export interface components {
         };
         /** @enum {string} */
         AlertType: "crash_spike" | "log_error_spike" | "revenue_drop" | "dau_drop" | "retention_drop";
+        /** AuditEntry */
+        AuditEntry: {
+            /** @description `export` or `erase`. */
+            action: string;
+            at: string;
+            audit_id: string;
+            /** @description What was found (export) or deleted (erase), per kind. */
+            counts: components["schemas"]["PlayerDataCounts"];
+            player_id: string;
+            /** @description The e-mail address the account had then. */
+            user_email: string;
+            /** @description Who did it; null once that account is gone. */
+            user_id?: string;
+        };
+        /** AuditPage */
+        AuditPage: {
+            /** @description Newest first. */
+            entries: components["schemas"]["AuditEntry"][];
+            /**
+             * Format: uint64
+             * @description The `offset` of the next page; null on the last one.
+             */
+            next_offset?: number;
+        };
         /** AuthAnswer */
         AuthAnswer: {
             /** @description Version of the running backend. */
@@ -1473,7 +1570,7 @@ export interface components {
             /** @description Default true; a disabled rule is never fired. */
             enabled?: boolean | null;
             /** @description Watch only events sent with `development` or `production` keys (default: both). */
-            environment?: (components["schemas"]["Environment"] & unknown) | null;
+            environment?: components["schemas"]["Environment"] | null;
             /**
              * Format: uuid
              * @description The game the rule watches.
@@ -1488,7 +1585,7 @@ export interface components {
              */
             threshold: number;
             /** @description `crash_spike`, `log_error_spike`, `revenue_drop`, `dau_drop` or `retention_drop`. */
-            type: components["schemas"]["AlertType"] & unknown;
+            type: components["schemas"]["AlertType"];
         };
         /** CreateFunnel */
         CreateFunnel: {
@@ -1496,7 +1593,7 @@ export interface components {
              * @description `loose` (default): steps in any order, repeats counted once. `strict`: each step after
              *     the previous one.
              */
-            mode?: (components["schemas"]["FunnelMode"] & unknown) | null;
+            mode?: components["schemas"]["FunnelMode"] | null;
             /** @description 1 to 100 characters. */
             name: string;
             /** @description 2 to 20 event names, in funnel order. */
@@ -1513,12 +1610,12 @@ export interface components {
             /** @description 1 to 100 characters. */
             name: string;
             /** @description `free` (default), `indie` or `studio`; only the instance admin may choose a paid tier. */
-            tier?: (components["schemas"]["Tier"] & unknown) | null;
+            tier?: components["schemas"]["Tier"] | null;
         };
         /** CreateKey */
         CreateKey: {
             /** @description `development` or `production`. */
-            environment: components["schemas"]["Environment"] & unknown;
+            environment: components["schemas"]["Environment"];
             /** @description A label for the key, up to 100 characters. */
             name?: string | null;
         };
@@ -1542,9 +1639,9 @@ export interface components {
              */
             min_score?: number | null;
             /** @description `higher` (default) or `lower`: which score is better. */
-            order?: (components["schemas"]["ScoreOrder"] & unknown) | null;
+            order?: components["schemas"]["ScoreOrder"] | null;
             /** @description `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default). */
-            period?: (components["schemas"]["ResetPeriod"] & unknown) | null;
+            period?: components["schemas"]["ResetPeriod"] | null;
         };
         /** CreatedKey */
         CreatedKey: {
@@ -1566,6 +1663,12 @@ export interface components {
         EntryStatus: "ok" | "suspicious";
         /** @enum {string} */
         Environment: "development" | "production";
+        /** Erased */
+        Erased: {
+            /** @description What was deleted, per kind. */
+            deleted: components["schemas"]["PlayerDataCounts"];
+            player_id: string;
+        };
         /**
          * Error
          * @description Every non-2xx answer: `error` in plain words, and context fields where they apply.
@@ -1667,7 +1770,7 @@ export interface components {
             funnel_id: string;
             game_id: string;
             /** @description `loose` or `strict`. */
-            mode: components["schemas"]["FunnelMode"] & unknown;
+            mode: components["schemas"]["FunnelMode"];
             name: string;
             steps: string[];
             /** Format: date-time */
@@ -1693,7 +1796,7 @@ export interface components {
             from: string;
             funnel_id: string;
             /** @description `loose` or `strict`. */
-            mode: components["schemas"]["FunnelMode"] & unknown;
+            mode: components["schemas"]["FunnelMode"];
             name: string;
             /**
              * Format: double
@@ -1751,7 +1854,7 @@ export interface components {
             monthly_event_quota: number;
             name: string;
             /** @description `off`, `optional` or `required`. */
-            player_auth: components["schemas"]["PlayerAuthMode"] & unknown;
+            player_auth: components["schemas"]["PlayerAuthMode"];
             /**
              * Format: uint32
              * @description Per-player-token rate limit; absent when the default (120) applies.
@@ -1764,8 +1867,13 @@ export interface components {
              * @description Per-key rate limit override; absent when the instance default applies.
              */
             rate_limit_per_minute?: number | null;
+            /**
+             * Format: uint32
+             * @description Days events are kept before the worker deletes them; absent: kept for good.
+             */
+            retention_days?: number;
             /** @description The caller's role on this game. */
-            role: components["schemas"]["Role"] & unknown;
+            role: components["schemas"]["Role"];
             tier: components["schemas"]["Tier"];
         };
         /** GameConfig */
@@ -1797,7 +1905,7 @@ export interface components {
             /** @description An unknown address gets a pending account and an invitation e-mail. */
             email: string;
             /** @description `owner`, `editor` or `viewer`. */
-            role: components["schemas"]["Role"] & unknown;
+            role: components["schemas"]["Role"];
         };
         /** KeyList */
         KeyList: {
@@ -1875,7 +1983,7 @@ export interface components {
             details: unknown;
             player_id: string;
             /** @description `playing`, `waiting` or `idle`. */
-            status: components["schemas"]["PresenceStatus"] & unknown;
+            status: components["schemas"]["PresenceStatus"];
             /** Format: date-time */
             updated_at: string;
         };
@@ -1895,7 +2003,7 @@ export interface components {
             email: string;
             role: components["schemas"]["Role"];
             /** @description `active` or `pending` (invited, no password yet). */
-            status: components["schemas"]["AccountStatus"] & unknown;
+            status: components["schemas"]["AccountStatus"];
             user_id: string;
         };
         /** MemberList */
@@ -1932,7 +2040,9 @@ export interface components {
         MetricSeries: {
             /** @description `hour` or `day`. */
             bucket: string;
-            environment?: (components["schemas"]["Environment"] & unknown) | null;
+            environment?: components["schemas"]["Environment"] | null;
+            /** @description The one event name counted (`event_name` of the request); absent: every name. */
+            event_name?: string;
             from: string;
             metric: string;
             /** @description Every bucket of the range, oldest first, including empty ones. */
@@ -1971,7 +2081,7 @@ export interface components {
             /** Format: double */
             score: number;
             /** @description `ok` (on the public board) or `suspicious` (outside the bounds, awaiting review). */
-            status: components["schemas"]["EntryStatus"] & unknown;
+            status: components["schemas"]["EntryStatus"];
             /** Format: date-time */
             updated_at: string;
         };
@@ -1989,6 +2099,35 @@ export interface components {
              * @description Entries of the player removed from the board (all periods).
              */
             removed_entries: number;
+        };
+        /**
+         * PlayerDataCounts
+         * @description How much of each kind was found (export) or deleted (erase).
+         */
+        PlayerDataCounts: {
+            /** Format: uint64 */
+            achievement_unlocks: number;
+            /** Format: uint64 */
+            events: number;
+            /** Format: uint64 */
+            leaderboard_bans: number;
+            /**
+             * Format: uint64
+             * @description Leaderboard entries of every period, current and archived.
+             */
+            leaderboard_entries: number;
+            /**
+             * Format: uint64
+             * @description Device and custom identities that sign in as this player.
+             */
+            player_identities: number;
+            /**
+             * Format: uint64
+             * @description 1 when the player had a presence entry.
+             */
+            presence: number;
+            /** Format: uint64 */
+            saves: number;
         };
         /**
          * PlayerIdentity
@@ -2048,7 +2187,7 @@ export interface components {
             /** @description The player's neighbours and the player, ordered by rank. */
             entries: components["schemas"]["LeaderboardEntry"][];
             /** @description The player's entry. */
-            entry: components["schemas"]["LeaderboardEntry"] & unknown;
+            entry: components["schemas"]["LeaderboardEntry"];
             period: string;
             /**
              * Format: uint64
@@ -2072,7 +2211,7 @@ export interface components {
             last_updated: string;
             player_id: string;
             /** @description `playing`, `waiting`, `idle`, or `offline` after 10 minutes without an update. */
-            status: components["schemas"]["PresenceStatus"] & unknown;
+            status: components["schemas"]["PresenceStatus"];
         };
         /** PresenceList */
         PresenceList: {
@@ -2120,7 +2259,7 @@ export interface components {
              */
             remaining: number;
             /** @description The game's tier, which sets `limit`. */
-            tier: components["schemas"]["Tier"] & unknown;
+            tier: components["schemas"]["Tier"];
             /**
              * Format: uint64
              * @description Events counted this month (development and production keys together).
@@ -2238,7 +2377,7 @@ export interface components {
             /** @description Up to 128 characters. */
             session_id?: string | null;
             /** @description `playing` (default), `waiting` or `idle`. */
-            status?: (components["schemas"]["PresenceStatus"] & unknown) | null;
+            status?: components["schemas"]["PresenceStatus"] | null;
         };
         /** SetConfig */
         SetConfig: {
@@ -2273,7 +2412,7 @@ export interface components {
          */
         StoredEvent: {
             /** @description `development` or `production`: the environment of the API key that sent it. */
-            environment: components["schemas"]["Environment"] & unknown;
+            environment: components["schemas"]["Environment"];
             /** @description The client's `event_id` (its retry key), when it sent one. */
             event_id?: string | null;
             event_name: string;
@@ -2353,7 +2492,7 @@ export interface components {
              * @description The board's order: `higher` (higher scores are better) or `lower`. A client keeping
              *     scores back (the 5-second throttle) uses it to know which of two scores is better.
              */
-            order: components["schemas"]["ScoreOrder"] & unknown;
+            order: components["schemas"]["ScoreOrder"];
             player_id: string;
             player_name?: string | null;
             /**
@@ -2367,7 +2506,7 @@ export interface components {
              * @description `ok`, or `suspicious` when the score is outside the board's bounds: it is then kept off
              *     the public board until a moderator approves it.
              */
-            status: components["schemas"]["EntryStatus"] & unknown;
+            status: components["schemas"]["EntryStatus"];
             /** @description False when a worse or equal score left the stored entry unchanged. */
             updated: boolean;
             /** Format: date-time */
@@ -2464,11 +2603,11 @@ export interface components {
             name?: string | null;
             /** Format: double */
             threshold?: number | null;
-            type?: (components["schemas"]["AlertType"] & unknown) | null;
+            type?: components["schemas"]["AlertType"] | null;
         };
         /** UpdateFunnel */
         UpdateFunnel: {
-            mode?: (components["schemas"]["FunnelMode"] & unknown) | null;
+            mode?: components["schemas"]["FunnelMode"] | null;
             name?: string | null;
             steps?: string[] | null;
             /**
@@ -2486,7 +2625,7 @@ export interface components {
              */
             allowed_origins?: string[] | null;
             /** @description `off`, `warn` or `enforce`: what happens to events that break their event schema. */
-            event_validation?: (components["schemas"]["EventValidation"] & unknown) | null;
+            event_validation?: components["schemas"]["EventValidation"] | null;
             /**
              * @description Whether a game key may read what is not about one player (funnel reports, the presence
              *     list); default true.
@@ -2504,7 +2643,7 @@ export interface components {
              *     a request with one acts only as its player) or `required` (player-scoped routes also
              *     refuse requests without one).
              */
-            player_auth?: (components["schemas"]["PlayerAuthMode"] & unknown) | null;
+            player_auth?: components["schemas"]["PlayerAuthMode"] | null;
             /**
              * Format: uint32
              * @description Requests per minute for each player token, beside the key's limit (null: 120). Owner up
@@ -2518,8 +2657,14 @@ export interface components {
              *     is the admin's.
              */
             rate_limit_per_minute?: number | null;
+            /**
+             * Format: uint32
+             * @description Days to keep events: the worker deletes older ones (hourly). 1 to 3650; null keeps
+             *     them for good (the default).
+             */
+            retention_days?: number;
             /** @description Admin only. */
-            tier?: (components["schemas"]["Tier"] & unknown) | null;
+            tier?: components["schemas"]["Tier"] | null;
         };
         /** UpdateLeaderboard */
         UpdateLeaderboard: {
@@ -2536,9 +2681,9 @@ export interface components {
              */
             min_score?: number | null;
             /** @description Only while the board has no entries. */
-            order?: (components["schemas"]["ScoreOrder"] & unknown) | null;
+            order?: components["schemas"]["ScoreOrder"] | null;
             /** @description Takes effect at once: the current period changes, the old one is archived. */
-            period?: (components["schemas"]["ResetPeriod"] & unknown) | null;
+            period?: components["schemas"]["ResetPeriod"] | null;
         };
         /** UserSummary */
         UserSummary: {
@@ -2624,7 +2769,10 @@ export interface operations {
             query?: {
                 player_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2697,7 +2845,10 @@ export interface operations {
     unlockAchievement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2801,7 +2952,10 @@ export interface operations {
     setActivity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2896,7 +3050,10 @@ export interface operations {
     clearActivity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4241,6 +4398,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of the config you hold (several may be given, comma separated). */
                 "If-None-Match"?: string;
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
             };
             path?: never;
             cookie?: never;
@@ -4326,7 +4485,10 @@ export interface operations {
     listFunnelsWithKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4397,7 +4559,10 @@ export interface operations {
                 /** @description Count only events sent with `development` or `production` keys (default: both). */
                 environment?: string;
             };
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path: {
                 funnel_id: string;
             };
@@ -5656,6 +5821,93 @@ export interface operations {
             };
         };
     };
+    listPlayerDataAudit: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getGameConfig: {
         parameters: {
             query?: never;
@@ -6439,6 +6691,106 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["EventCounts"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportEvents: {
+        parameters: {
+            query: {
+                /** @description First instant or day, inclusive. */
+                from?: string;
+                /** @description End instant (exclusive) or last day (inclusive). */
+                to?: string;
+                /** @description Only these event names; repeat the parameter for several. */
+                event_name: string[];
+                /** @description `ndjson` (default) or `csv`. */
+                format?: string;
+                /** @description `true`: answer a gzip file (`.gz`). */
+                gzip?: boolean;
+            };
+            header?: {
+                "Accept-Encoding"?: string;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                    "application/x-ndjson": string;
+                    "text/csv; charset=utf-8": string;
                 };
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */
@@ -8488,6 +8840,8 @@ export interface operations {
                 bucket?: string;
                 /** @description Only events sent with `development` or `production` keys (default: both). */
                 environment?: string;
+                /** @description With `metric=events` or `active_users`: only events of this name. */
+                event_name?: string;
             };
             header?: never;
             path: {
@@ -8587,6 +8941,176 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["PlayerSecret"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportPlayerData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is temporarily unavailable: retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    erasePlayerData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Erased"];
                 };
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */
@@ -8996,7 +9520,10 @@ export interface operations {
     submitScore: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9098,7 +9625,10 @@ export interface operations {
                 /** @description A period key; default the current period. */
                 period?: string;
             };
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path: {
                 board_name: string;
             };
@@ -9182,7 +9712,10 @@ export interface operations {
     submitScoreToBoard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path: {
                 board_name: string;
             };
@@ -9293,7 +9826,10 @@ export interface operations {
                 /** @description A period key; default the current period. */
                 period?: string;
             };
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path: {
                 board_name: string;
                 player_id: string;
@@ -9378,7 +9914,10 @@ export interface operations {
     signInPlayer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9491,7 +10030,10 @@ export interface operations {
     linkPlayerIdentity: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9595,7 +10137,10 @@ export interface operations {
     refreshPlayerToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9664,7 +10209,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9737,7 +10285,10 @@ export interface operations {
     getPresence: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path: {
                 player_id: string;
             };
@@ -9821,7 +10372,10 @@ export interface operations {
     listSaves: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path: {
                 player_id: string;
             };
@@ -9905,7 +10459,10 @@ export interface operations {
     readSave: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path: {
                 player_id: string;
                 slot: string;
@@ -9990,7 +10547,10 @@ export interface operations {
     writeSave: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path: {
                 player_id: string;
                 slot: string;
@@ -10109,7 +10669,10 @@ export interface operations {
             query?: {
                 version?: number;
             };
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path: {
                 player_id: string;
                 slot: string;
@@ -10201,7 +10764,10 @@ export interface operations {
     track: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
