@@ -2,9 +2,9 @@
 //! at a time with a pause between, so no statement holds the events table long enough to keep
 //! the event writer waiting. Monthly usage counters are left as they are: the quota counts
 //! what was accepted, not what is still kept.
-use crate::state::AppState;
+use crate::{state::AppState, store::Db};
 use entity::{events, games};
-use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, QueryTrait};
+use sea_orm::{ColumnTrait, Condition, DbErr, EntityTrait, QueryFilter, QuerySelect, QueryTrait};
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -44,30 +44,42 @@ async fn delete_before(
     game_id: Uuid,
     cutoff: chrono::DateTime<chrono::Utc>,
 ) -> Result<u64, DbErr> {
+    let deleted = delete_in_batches(
+        &state.db,
+        Condition::all()
+            .add(events::Column::GameId.eq(game_id))
+            .add(events::Column::OccurredAt.lt(cutoff)),
+    )
+    .await?;
+    if deleted > 0 {
+        tracing::info!(deleted, "retention deleted old events");
+    }
+    Ok(deleted)
+}
+
+/// Deletes the events that match `which`, `BATCH_ROWS` per statement with a pause between, so
+/// no statement holds the table long enough to keep the event writer waiting. Used by
+/// retention and by a player's erasure.
+pub async fn delete_in_batches(db: &Db, which: Condition) -> Result<u64, DbErr> {
     let mut deleted = 0;
     loop {
         let batch = events::Entity::find()
             .select_only()
             .column(events::Column::Id)
-            .filter(events::Column::GameId.eq(game_id))
-            .filter(events::Column::OccurredAt.lt(cutoff))
+            .filter(which.clone())
             .limit(BATCH_ROWS)
             .into_query();
         let rows = events::Entity::delete_many()
             .filter(events::Column::Id.in_subquery(batch))
-            .exec(&state.db)
+            .exec(db)
             .await?
             .rows_affected;
         deleted += rows;
         if rows < BATCH_ROWS {
-            break;
+            return Ok(deleted);
         }
         tokio::time::sleep(PAUSE).await;
     }
-    if deleted > 0 {
-        tracing::info!(deleted, "retention deleted old events");
-    }
-    Ok(deleted)
 }
 
 /// Adds the retention pass to the worker, hourly.

@@ -13,16 +13,15 @@ use entity::{
 use futures_util::Stream;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, QueryTrait, TransactionTrait,
+    QueryOrder, QuerySelect, TransactionTrait,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap};
 use uuid::Uuid;
 
-/// Events read per query of an export, and deleted per statement of an erase.
+/// Events read per query of an export.
 pub const EVENT_BATCH: u64 = 1_000;
-pub const ERASE_BATCH: u64 = 5_000;
 
 /// How much of each kind was found (export) or deleted (erase).
 #[derive(Debug, Default, Clone, Serialize, Deserialize, poem_openapi::Object)]
@@ -346,27 +345,12 @@ pub async fn erase(
     Ok(counts)
 }
 
-/// Deletes the player's events `ERASE_BATCH` rows per statement.
+/// Deletes the player's events, in batches as retention does.
 async fn erase_events(db: &Db, game_id: Uuid, player_id: &str) -> Result<u64, PlayerDataError> {
-    let mut deleted = 0;
-    loop {
-        let batch = events::Entity::find()
-            .select_only()
-            .column(events::Column::Id)
-            .filter(events::Column::GameId.eq(game_id))
-            .filter(events::Column::PlayerId.eq(player_id))
-            .limit(ERASE_BATCH)
-            .into_query();
-        let rows = events::Entity::delete_many()
-            .filter(events::Column::Id.in_subquery(batch))
-            .exec(db)
-            .await?
-            .rows_affected;
-        deleted += rows;
-        if rows < ERASE_BATCH {
-            return Ok(deleted);
-        }
-    }
+    let which = sea_orm::Condition::all()
+        .add(events::Column::GameId.eq(game_id))
+        .add(events::Column::PlayerId.eq(player_id));
+    Ok(crate::events::retention::delete_in_batches(db, which).await?)
 }
 
 /// What an audit entry records.
