@@ -170,9 +170,9 @@ describe('game overview', () => {
     // Only production events: the development key's events drop out.
     await select(page, 'Environment').selectOption('production');
     await page.waitForURL(/environment=production/);
-    await page.waitForFunction(() => document.querySelector('.stat .value')?.textContent === '0');
-    assert.equal(await statValue(page, 'Events'), '0');
-    assert.equal(await statValue(page, 'Revenue'), '0');
+    // Each figure has its own read: wait for each to come back with the filter applied.
+    await eventually(async () => assert.equal(await statValue(page, 'Events'), '0'));
+    await eventually(async () => assert.equal(await statValue(page, 'Revenue'), '0'));
     // The quota counts both environments.
     await page.getByText('11 of 100,000 events this month').waitFor();
   });
