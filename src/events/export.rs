@@ -138,23 +138,27 @@ pub fn body(
     stream::iter(header).chain(rows)
 }
 
+/// A stored event as the exports write it (the raw export's NDJSON lines, a player's export).
+pub fn event_json(row: &events::Model) -> serde_json::Value {
+    serde_json::json!({
+        "id": row.id,
+        "occurred_at": timestamp(row.occurred_at),
+        "received_at": timestamp(row.received_at),
+        "event_name": row.event_name,
+        "event_id": row.event_id,
+        "player_id": row.player_id,
+        "session_id": row.session_id,
+        "environment": row.environment,
+        "revenue_amount": row.revenue_amount,
+        "log_level": row.log_level,
+        "properties": row.properties,
+    })
+}
+
 fn ndjson(rows: &[events::Model]) -> Bytes {
     let mut text = String::new();
     for row in rows {
-        let line = serde_json::json!({
-            "id": row.id,
-            "occurred_at": timestamp(row.occurred_at),
-            "received_at": timestamp(row.received_at),
-            "event_name": row.event_name,
-            "event_id": row.event_id,
-            "player_id": row.player_id,
-            "session_id": row.session_id,
-            "environment": row.environment,
-            "revenue_amount": row.revenue_amount,
-            "log_level": row.log_level,
-            "properties": row.properties,
-        });
-        text.push_str(&line.to_string());
+        text.push_str(&event_json(row).to_string());
         text.push('\n');
     }
     Bytes::from(text)

@@ -94,9 +94,8 @@ pub fn statuses(path: &str, operation: &Map<String, Value>) -> Vec<u16> {
     let parameters = operation
         .get("parameters")
         .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    if !parameters.is_empty() {
+        .is_some_and(|parameters| !parameters.is_empty());
+    if parameters {
         statuses.push(400);
     }
     if path.contains('{') {

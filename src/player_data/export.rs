@@ -42,7 +42,7 @@ pub fn document(
                 if !std::mem::take(&mut first) {
                     text.push(',');
                 }
-                text.push_str(&service::event_json(event).to_string());
+                text.push_str(&crate::events::export::event_json(event).to_string());
             }
             Ok(Bytes::from(text))
         }

@@ -202,22 +202,6 @@ async fn count_events(db: &Db, game_id: Uuid, player_id: &str) -> Result<u64, Pl
         .await?)
 }
 
-/// One stored event as an export shows it.
-pub fn event_json(event: &events::Model) -> Value {
-    json!({
-        "id": event.id,
-        "event_name": event.event_name,
-        "event_id": event.event_id,
-        "session_id": event.session_id,
-        "environment": event.environment,
-        "properties": event.properties,
-        "revenue_amount": event.revenue_amount,
-        "log_level": event.log_level,
-        "occurred_at": timestamp(event.occurred_at),
-        "received_at": timestamp(event.received_at),
-    })
-}
-
 /// The player's events in storage order, `EVENT_BATCH` rows per query (keyset on the id), so
 /// an export holds one batch at a time however many events the player has.
 pub fn player_events(
