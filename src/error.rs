@@ -32,6 +32,14 @@ impl ApiError {
         self
     }
 
+    /// `new` with the status as its number, as the `answers!` tables write it.
+    pub fn with_status(code: u16, message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            message,
+        )
+    }
+
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, message)
     }
@@ -95,20 +103,68 @@ impl ResponseError for ApiError {
     }
 }
 
-/// Lets an endpoint return a feature's error enum with `?` (`poem::Result`): implements
-/// `From<$error> for poem::Error` by way of the enum's own `From<$error> for ApiError`, which
-/// is where each variant's status and body are chosen. Each feature writes that mapping, then
-/// `crate::error::api_error!(FunnelError);` under it.
-macro_rules! api_error {
-    ($error:ty) => {
+/// How a feature's error answers over HTTP, written as a table rather than a `match`:
+///
+/// ```ignore
+/// crate::error::answers!(GameError as error {
+///     400: Invalid(_),
+///     404: NoSuchMember | NoSuchKey,
+///     internal: StoredRole(_),
+///     passes: Cold | Hot,
+///     other {
+///         Locked => ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_LOCKED"),
+///     }
+/// });
+/// ```
+/// - a status line answers its variants with that status and the error's own text;
+/// - `internal` variants are logged with their cause and answered as an opaque 500;
+/// - `passes` variants carry an error (a `DbErr`, a `HotError`, another feature's error, an
+///   `ApiError`) that answers for itself;
+/// - `other` arms are for variants that need more (context fields, a log line), with the error
+///   under the name given after `as`.
+///
+/// `crate::error::answers!(QueryError => 400)` answers every value of a type with one status.
+/// Either form also implements `From<_> for poem::Error`, so an endpoint returning
+/// `poem::Result` can use `?` on the feature's error.
+macro_rules! answers {
+    (@poem $error:ty) => {
         impl From<$error> for poem::Error {
             fn from(error: $error) -> Self {
                 $crate::error::ApiError::from(error).into()
             }
         }
     };
+    ($error:ident as $name:ident {
+        $($code:literal: $variants:pat,)*
+        $(internal: $internal:pat,)?
+        $(passes: $($carrier:ident)|+,)?
+        $(other { $($special:pat => $answer:expr,)* })?
+    }) => {
+        impl From<$error> for $crate::error::ApiError {
+            fn from($name: $error) -> Self {
+                #[allow(unused_imports)]
+                use $crate::error::ApiError;
+                use $error::*;
+                match $name {
+                    $($variants => ApiError::with_status($code, $name.to_string()),)*
+                    $($internal => ApiError::internal($name),)?
+                    $($($carrier(inner) => ApiError::from(inner),)+)?
+                    $($($special => $answer,)*)?
+                }
+            }
+        }
+        $crate::error::answers!(@poem $error);
+    };
+    ($error:ty => $code:literal) => {
+        impl From<$error> for $crate::error::ApiError {
+            fn from(error: $error) -> Self {
+                $crate::error::ApiError::with_status($code, error.to_string())
+            }
+        }
+        $crate::error::answers!(@poem $error);
+    };
 }
-pub(crate) use api_error;
+pub(crate) use answers;
 
 impl From<sea_orm::DbErr> for ApiError {
     fn from(error: sea_orm::DbErr) -> Self {

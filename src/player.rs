@@ -1,6 +1,5 @@
 //! Player ids: the one rule every player-scoped feature (leaderboards, saves, achievements,
 //! presence) applies, so an id one feature accepts no other refuses.
-use crate::error::ApiError;
 
 pub const MAX_PLAYER_ID_CHARS: usize = 128;
 
@@ -38,13 +37,7 @@ impl PlayerId {
     }
 }
 
-impl From<InvalidPlayerId> for ApiError {
-    fn from(error: InvalidPlayerId) -> Self {
-        ApiError::bad_request(error.to_string())
-    }
-}
-
-crate::error::api_error!(InvalidPlayerId);
+crate::error::answers!(InvalidPlayerId => 400);
 
 #[cfg(test)]
 mod tests {

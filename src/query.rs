@@ -2,7 +2,6 @@
 //! SQL parameters, the one dialect difference (epoch seconds), ranges of UTC days from query
 //! strings, the environment filter and two-decimal rounding. It imports no feature, so any
 //! feature can use it.
-use crate::error::ApiError;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use sea_orm::{DatabaseBackend, Value};
 
@@ -23,13 +22,7 @@ pub enum QueryError {
     BadInstant { field: &'static str },
 }
 
-impl From<QueryError> for ApiError {
-    fn from(error: QueryError) -> Self {
-        ApiError::bad_request(error.to_string())
-    }
-}
-
-crate::error::api_error!(QueryError);
+crate::error::answers!(QueryError => 400);
 
 /// Collects bound values and hands out their `$n` placeholders.
 #[derive(Default)]

@@ -28,27 +28,14 @@ pub enum AccountError {
     Cold(#[from] sea_orm::DbErr),
 }
 
-impl From<AccountError> for ApiError {
-    fn from(error: AccountError) -> Self {
-        match error {
-            AccountError::InvalidEmail | AccountError::InvalidResetToken => {
-                ApiError::bad_request(error.to_string())
-            }
-            AccountError::RegistrationClosed => ApiError::forbidden(error.to_string()),
-            AccountError::EmailTaken => ApiError::conflict(error.to_string()),
-            AccountError::WrongCredentials | AccountError::Gone => {
-                ApiError::unauthorized(error.to_string())
-            }
-            AccountError::Locked => {
-                ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_LOCKED")
-            }
-            AccountError::Pending => {
-                ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_PENDING")
-            }
-            AccountError::Password(error) => error,
-            AccountError::Cold(error) => ApiError::from(error),
-        }
+crate::error::answers!(AccountError as error {
+    400: InvalidEmail | InvalidResetToken,
+    401: WrongCredentials | Gone,
+    403: RegistrationClosed,
+    409: EmailTaken,
+    passes: Password | Cold,
+    other {
+        Locked => ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_LOCKED"),
+        Pending => ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_PENDING"),
     }
-}
-
-crate::error::api_error!(AccountError);
+});

@@ -1,5 +1,5 @@
 //! Achievement definitions, unlocks and rarity: validation and queries.
-use crate::{error::ApiError, state::AppState, store::Db};
+use crate::{state::AppState, store::Db};
 use chrono::{DateTime, Duration, Utc};
 use entity::{achievement_unlocks, achievements};
 use parking_lot::Mutex;
@@ -42,18 +42,12 @@ impl From<crate::player::InvalidPlayerId> for AchievementError {
     }
 }
 
-impl From<AchievementError> for ApiError {
-    fn from(error: AchievementError) -> Self {
-        match error {
-            AchievementError::NotFound => ApiError::not_found(error.to_string()),
-            AchievementError::DuplicateKey => ApiError::conflict(error.to_string()),
-            AchievementError::Invalid(message) => ApiError::bad_request(message),
-            AchievementError::Store(error) => ApiError::from(error),
-        }
-    }
-}
-
-crate::error::api_error!(AchievementError);
+crate::error::answers!(AchievementError as error {
+    400: Invalid(_),
+    404: NotFound,
+    409: DuplicateKey,
+    passes: Store,
+});
 
 fn invalid(message: &str) -> AchievementError {
     AchievementError::Invalid(message.to_string())

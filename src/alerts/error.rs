@@ -1,5 +1,5 @@
 //! What can go wrong with alert rules, in their own words, and how each answers over HTTP.
-use crate::{error::ApiError, games::GameError, query::QueryError, store::hot::HotError};
+use crate::{games::GameError, query::QueryError, store::hot::HotError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AlertError {
@@ -31,19 +31,9 @@ impl AlertError {
     }
 }
 
-impl From<AlertError> for ApiError {
-    fn from(error: AlertError) -> Self {
-        match error {
-            AlertError::Invalid(message) => ApiError::bad_request(message),
-            AlertError::NoWebhook => ApiError::bad_request(error.to_string()),
-            AlertError::RuleNotFound => ApiError::not_found(error.to_string()),
-            AlertError::TooManyRules => ApiError::conflict(error.to_string()),
-            AlertError::Query(error) => ApiError::from(error),
-            AlertError::Access(error) => ApiError::from(error),
-            AlertError::Cold(error) => ApiError::from(error),
-            AlertError::Hot(error) => ApiError::from(error),
-        }
-    }
-}
-
-crate::error::api_error!(AlertError);
+crate::error::answers!(AlertError as error {
+    400: Invalid(_) | NoWebhook,
+    404: RuleNotFound,
+    409: TooManyRules,
+    passes: Query | Access | Cold | Hot,
+});

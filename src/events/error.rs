@@ -38,26 +38,21 @@ impl EventError {
     }
 }
 
-impl From<EventError> for ApiError {
-    fn from(error: EventError) -> Self {
-        match error {
-            EventError::Invalid(message) => ApiError::bad_request(message),
-            EventError::SchemaTooLarge => ApiError::payload_too_large(error.to_string()),
-            EventError::NoSchema => ApiError::not_found(error.to_string()),
-            EventError::Violations(ref violations) => {
-                let items: Vec<Value> = violations.iter().map(violation_json).collect();
-                ApiError::bad_request(error.to_string()).with("violations", items)
-            }
-            EventError::OverQuota { current, limit } => quota::exceeded(current, limit),
-            EventError::NotStored => ApiError::unavailable(error.to_string()),
-            EventError::OtherPlayer => ApiError::forbidden(error.to_string()),
-            EventError::Body(error) => error,
-            EventError::Cold(error) => ApiError::from(error),
-        }
+crate::error::answers!(EventError as error {
+    400: Invalid(_),
+    403: OtherPlayer,
+    404: NoSchema,
+    413: SchemaTooLarge,
+    503: NotStored,
+    passes: Body | Cold,
+    other {
+        Violations(ref violations) => {
+            let items: Vec<Value> = violations.iter().map(violation_json).collect();
+            ApiError::bad_request(error.to_string()).with("violations", items)
+        },
+        OverQuota { current, limit } => quota::exceeded(current, limit),
     }
-}
-
-crate::error::api_error!(EventError);
+});
 
 fn violation_json(violation: &Violation) -> Value {
     json!({ "index": violation.index, "event_name": violation.event_name, "message": violation.message })

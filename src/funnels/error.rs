@@ -1,5 +1,5 @@
 //! What can go wrong with funnels, in their own words, and how each answers over HTTP.
-use crate::{error::ApiError, query::QueryError};
+use crate::query::QueryError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum FunnelError {
@@ -24,16 +24,9 @@ impl FunnelError {
     }
 }
 
-impl From<FunnelError> for ApiError {
-    fn from(error: FunnelError) -> Self {
-        match error {
-            FunnelError::Invalid(message) => ApiError::bad_request(message),
-            FunnelError::NotFound => ApiError::not_found(error.to_string()),
-            FunnelError::TooMany => ApiError::conflict(error.to_string()),
-            FunnelError::Query(error) => ApiError::from(error),
-            FunnelError::Cold(error) => ApiError::from(error),
-        }
-    }
-}
-
-crate::error::api_error!(FunnelError);
+crate::error::answers!(FunnelError as error {
+    400: Invalid(_),
+    404: NotFound,
+    409: TooMany,
+    passes: Query | Cold,
+});

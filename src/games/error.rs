@@ -1,7 +1,6 @@
 //! What can go wrong with games, members and API keys, in their own words, and how each
 //! answers over HTTP.
 use super::access::Role;
-use crate::error::ApiError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum GameError {
@@ -43,26 +42,12 @@ impl GameError {
     }
 }
 
-impl From<GameError> for ApiError {
-    fn from(error: GameError) -> Self {
-        match error {
-            GameError::Invalid(message) => ApiError::bad_request(message),
-            GameError::AccountGone => ApiError::unauthorized(error.to_string()),
-            GameError::NoAccess
-            | GameError::RoleNeeded(_)
-            | GameError::PaidTierAdminOnly
-            | GameError::LimitsAdminOnly
-            | GameError::AboveCap(..) => ApiError::forbidden(error.to_string()),
-            GameError::NoSuchMember | GameError::NoSuchKey => {
-                ApiError::not_found(error.to_string())
-            }
-            GameError::AlreadyMember | GameError::LastOwner => {
-                ApiError::conflict(error.to_string())
-            }
-            GameError::StoredRole(_) => ApiError::internal(error),
-            GameError::Cold(error) => ApiError::from(error),
-        }
-    }
-}
-
-crate::error::api_error!(GameError);
+crate::error::answers!(GameError as error {
+    400: Invalid(_),
+    401: AccountGone,
+    403: NoAccess | RoleNeeded(_) | PaidTierAdminOnly | LimitsAdminOnly | AboveCap(..),
+    404: NoSuchMember | NoSuchKey,
+    409: AlreadyMember | LastOwner,
+    internal: StoredRole(_),
+    passes: Cold,
+});

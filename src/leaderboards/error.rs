@@ -1,5 +1,5 @@
 //! What can go wrong with leaderboards, in its own words, and how each answers over HTTP.
-use crate::{error::ApiError, store::hot::HotError};
+use crate::store::hot::HotError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LeaderboardError {
@@ -35,25 +35,16 @@ impl LeaderboardError {
     }
 }
 
-impl From<LeaderboardError> for ApiError {
-    fn from(error: LeaderboardError) -> Self {
-        match error {
-            LeaderboardError::Invalid(message) => ApiError::bad_request(message),
-            LeaderboardError::Banned => ApiError::forbidden(error.to_string()),
-            LeaderboardError::NoSuchBoard | LeaderboardError::NoSuchEntry(_) => {
-                ApiError::not_found(error.to_string())
-            }
-            LeaderboardError::BoardExists | LeaderboardError::OrderLocked => {
-                ApiError::conflict(error.to_string())
-            }
-            LeaderboardError::RebuildFailed => {
-                tracing::error!("leaderboard rebuild did not stick");
-                ApiError::unavailable("Storage temporarily unavailable, retry later")
-            }
-            LeaderboardError::Cold(error) => ApiError::from(error),
-            LeaderboardError::Hot(error) => ApiError::from(error),
-        }
+crate::error::answers!(LeaderboardError as error {
+    400: Invalid(_),
+    403: Banned,
+    404: NoSuchBoard | NoSuchEntry(_),
+    409: BoardExists | OrderLocked,
+    passes: Cold | Hot,
+    other {
+        RebuildFailed => {
+            tracing::error!("leaderboard rebuild did not stick");
+            ApiError::unavailable("Storage temporarily unavailable, retry later")
+        },
     }
-}
-
-crate::error::api_error!(LeaderboardError);
+});

@@ -1,6 +1,6 @@
 //! What can go wrong with a metric request, in its own words, and how each answers over HTTP.
 use super::service::Metric;
-use crate::{error::ApiError, query::QueryError};
+use crate::query::QueryError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MetricError {
@@ -21,18 +21,11 @@ pub enum MetricError {
     Cold(#[from] sea_orm::DbErr),
 }
 
-impl From<MetricError> for ApiError {
-    fn from(error: MetricError) -> Self {
-        match error {
-            MetricError::UnknownMetric
-            | MetricError::UnknownBucket
-            | MetricError::RetentionByHour
-            | MetricError::EventNameNotApplicable
-            | MetricError::InvalidEventName => ApiError::bad_request(error.to_string()),
-            MetricError::Query(error) => ApiError::from(error),
-            MetricError::Cold(error) => ApiError::from(error),
-        }
-    }
-}
-
-crate::error::api_error!(MetricError);
+crate::error::answers!(MetricError as error {
+    400: UnknownMetric
+        | UnknownBucket
+        | RetentionByHour
+        | EventNameNotApplicable
+        | InvalidEventName,
+    passes: Query | Cold,
+});

@@ -6,7 +6,7 @@
 //!   `export.rs`: the streamed export document; `service.rs`: every query.
 //! - Reaches into leaderboards (a board's hot handle) and presence (the feed's "cleared"
 //!   message), whose data it exports and erases.
-use crate::{error::ApiError, state::AppState, store::hot::HotError};
+use crate::{state::AppState, store::hot::HotError};
 
 pub mod dashboard_api;
 pub mod export;
@@ -31,16 +31,7 @@ pub enum PlayerDataError {
     Hot(#[from] HotError),
 }
 
-impl From<PlayerDataError> for ApiError {
-    fn from(error: PlayerDataError) -> Self {
-        match error {
-            PlayerDataError::InvalidPlayerId(_) | PlayerDataError::InvalidLimit => {
-                ApiError::bad_request(error.to_string())
-            }
-            PlayerDataError::Storage(error) => ApiError::from(error),
-            PlayerDataError::Hot(error) => ApiError::from(error),
-        }
-    }
-}
-
-crate::error::api_error!(PlayerDataError);
+crate::error::answers!(PlayerDataError as error {
+    400: InvalidPlayerId(_) | InvalidLimit,
+    passes: Storage | Hot,
+});

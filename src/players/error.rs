@@ -1,5 +1,4 @@
 //! What signing a player in or linking an identity can fail with.
-use crate::error::ApiError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PlayerError {
@@ -21,18 +20,10 @@ pub enum PlayerError {
     Cold(#[from] sea_orm::DbErr),
 }
 
-impl From<PlayerError> for ApiError {
-    fn from(error: PlayerError) -> Self {
-        match error {
-            PlayerError::Invalid(_) => ApiError::bad_request(error.to_string()),
-            PlayerError::Off | PlayerError::NoSecret => ApiError::forbidden(error.to_string()),
-            PlayerError::BadSignature | PlayerError::StaleSignature | PlayerError::TokenNeeded => {
-                ApiError::unauthorized(error.to_string())
-            }
-            PlayerError::TakenByOther => ApiError::conflict(error.to_string()),
-            PlayerError::Cold(error) => ApiError::from(error),
-        }
-    }
-}
-
-crate::error::api_error!(PlayerError);
+crate::error::answers!(PlayerError as error {
+    400: Invalid(_),
+    401: BadSignature | StaleSignature | TokenNeeded,
+    403: Off | NoSecret,
+    409: TakenByOther,
+    passes: Cold,
+});

@@ -1,6 +1,5 @@
 //! Presence input rules and the background check that announces players going offline.
 use crate::{
-    error::ApiError,
     state::AppState,
     store::hot::presence::{PresenceStatus, WentOffline},
 };
@@ -39,16 +38,10 @@ pub enum PresenceError {
     UnknownPlayer,
 }
 
-impl From<PresenceError> for ApiError {
-    fn from(error: PresenceError) -> Self {
-        match error {
-            PresenceError::UnknownPlayer => ApiError::not_found(error.to_string()),
-            _ => ApiError::bad_request(error.to_string()),
-        }
-    }
-}
-
-crate::error::api_error!(PresenceError);
+crate::error::answers!(PresenceError as error {
+    400: PlayerId(_) | SessionId | Activity | Details | Status | Limit | Offset,
+    404: UnknownPlayer,
+});
 
 pub fn parse_session_id(raw: Option<String>) -> Result<Option<String>, PresenceError> {
     match raw {

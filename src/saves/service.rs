@@ -2,7 +2,6 @@
 //! half-written: creating is an INSERT that the primary key lets only one racer win, replacing
 //! is an UPDATE that only matches while the row still has the version the writer read.
 use crate::{
-    error::ApiError,
     http::{json_text::quoted, timestamp},
     store::Db,
 };
@@ -40,24 +39,17 @@ pub enum SaveError {
     Storage(#[from] sea_orm::DbErr),
 }
 
-impl From<SaveError> for ApiError {
-    fn from(error: SaveError) -> Self {
-        match error {
-            SaveError::InvalidPlayerId(_)
-            | SaveError::InvalidSlot
-            | SaveError::MissingData
-            | SaveError::InvalidVersion => ApiError::bad_request(error.to_string()),
-            SaveError::TooLarge { received } => ApiError::payload_too_large(error.to_string())
-                .with("limit", MAX_DATA_BYTES)
-                .with("received", received),
-            SaveError::VersionConflict { stored } => {
-                ApiError::conflict(error.to_string()).with("version", stored)
-            }
-            SaveError::NotFound => ApiError::not_found(error.to_string()),
-            SaveError::Storage(error) => ApiError::from(error),
-        }
+crate::error::answers!(SaveError as error {
+    400: InvalidPlayerId(_) | InvalidSlot | MissingData | InvalidVersion,
+    404: NotFound,
+    passes: Storage,
+    other {
+        TooLarge { received } => ApiError::payload_too_large(error.to_string())
+            .with("limit", MAX_DATA_BYTES)
+            .with("received", received),
+        VersionConflict { stored } => ApiError::conflict(error.to_string()).with("version", stored),
     }
-}
+});
 
 pub use crate::player::PlayerId;
 
