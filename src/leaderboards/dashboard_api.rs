@@ -278,8 +278,9 @@ impl LeaderboardAdminApi {
         game_id: Path<Uuid>,
         board_name: Path<String>,
     ) -> poem::Result<Json<LeaderboardDefinition>> {
-        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
-        let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        let board = self
+            .board(&auth, &game_id, &board_name, Role::Viewer)
+            .await?;
         Ok(Json(definition_view(&board, self.state.now())))
     }
 
@@ -412,8 +413,9 @@ impl LeaderboardAdminApi {
         game_id: Path<Uuid>,
         board_name: Path<String>,
     ) -> poem::Result<Json<BoardPeriods>> {
-        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
-        let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        let board = self
+            .board(&auth, &game_id, &board_name, Role::Viewer)
+            .await?;
         let periods = moderation::periods(&self.state, &board).await?;
         Ok(Json(BoardPeriods {
             board_name: board.name().to_string(),
@@ -442,8 +444,9 @@ impl LeaderboardAdminApi {
         game_id: Path<Uuid>,
         board_name: Path<String>,
     ) -> poem::Result<Json<BanList>> {
-        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
-        let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        let board = self
+            .board(&auth, &game_id, &board_name, Role::Viewer)
+            .await?;
         let bans = moderation::bans(&self.state, &board).await?;
         Ok(Json(BanList {
             board_name: board.name().to_string(),
@@ -471,8 +474,9 @@ impl LeaderboardAdminApi {
         board_name: Path<String>,
         player_id: Path<String>,
     ) -> poem::Result<Json<PlayerBanned>> {
-        require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
-        let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        let board = self
+            .board(&auth, &game_id, &board_name, Role::Editor)
+            .await?;
         let player = PlayerId::parse(&player_id.0)?;
         let banned = moderation::ban(&self.state, &board, &player, auth.0).await?;
         Ok(Json(PlayerBanned {
@@ -497,8 +501,9 @@ impl LeaderboardAdminApi {
         board_name: Path<String>,
         player_id: Path<String>,
     ) -> poem::Result<Removed> {
-        require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
-        let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
+        let board = self
+            .board(&auth, &game_id, &board_name, Role::Editor)
+            .await?;
         if !moderation::unban(&self.state, &board, &PlayerId::parse(&player_id.0)?).await? {
             return Err(LeaderboardError::NoSuchEntry(
                 "This player is not banned from this leaderboard",
@@ -524,9 +529,9 @@ impl LeaderboardAdminApi {
         /// The period of the entry; default the current one.
         period: Query<Option<String>>,
     ) -> poem::Result<Json<SubmittedEntry>> {
-        require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
-        let name = BoardName::parse(&board_name.0)?;
-        let board = boards::get(&self.state, game_id.0, &name).await?;
+        let board = self
+            .board(&auth, &game_id, &board_name, Role::Editor)
+            .await?;
         let standing = moderation::approve(
             &self.state,
             &board,
@@ -534,6 +539,21 @@ impl LeaderboardAdminApi {
             period.0.as_deref(),
         )
         .await?;
-        Ok(Json(submitted_view(&name, standing)))
+        Ok(Json(submitted_view(board.name(), standing)))
+    }
+}
+
+impl LeaderboardAdminApi {
+    /// The board a route names, once the caller is known to hold `role` on its game.
+    async fn board(
+        &self,
+        auth: &BearerAuth,
+        game_id: &Path<Uuid>,
+        board_name: &Path<String>,
+        role: Role,
+    ) -> poem::Result<Board> {
+        require_role(&self.state.db, auth.0, game_id.0, role).await?;
+        let name = BoardName::parse(&board_name.0)?;
+        Ok(boards::get(&self.state, game_id.0, &name).await?)
     }
 }

@@ -137,9 +137,9 @@ pub fn entry_view(ranked: Ranked) -> LeaderboardEntry {
     }
 }
 
-pub fn submitted_view(board_name: &BoardName, standing: Standing) -> SubmittedEntry {
+pub fn submitted_view(board_name: &str, standing: Standing) -> SubmittedEntry {
     SubmittedEntry {
-        board_name: board_name.as_str().to_string(),
+        board_name: board_name.to_string(),
         player_id: standing.entry.player_id,
         player_name: standing.entry.player_name,
         score: Score(standing.entry.score),
@@ -175,6 +175,20 @@ pub fn paging(limit: Option<i64>, offset: Option<i64>) -> Result<(u64, u64), Lea
     Ok((limit, offset))
 }
 
+impl LeaderboardsApi {
+    /// Either submit route's last step: the player token must be the submission's player.
+    async fn submit_as_player(
+        &self,
+        auth: &ApiKeyAuth,
+        name: BoardName,
+        submission: Submission,
+    ) -> poem::Result<Json<SubmittedEntry>> {
+        auth.acts_as(submission.player_id.as_str())?;
+        let standing = service::submit(&self.state, auth.0.game_id, &name, submission).await?;
+        Ok(Json(submitted_view(name.as_str(), standing)))
+    }
+}
+
 #[OpenApi(prefix_path = "/v1/leaderboards", tag = "ApiTags::Leaderboards")]
 impl LeaderboardsApi {
     /// Submit a score. Only a better score (higher, or lower on a lower-is-better board)
@@ -193,9 +207,7 @@ impl LeaderboardsApi {
             body.score.0,
             body.metadata,
         )?;
-        auth.acts_as(submission.player_id.as_str())?;
-        let standing = service::submit(&self.state, auth.0.game_id, &name, submission).await?;
-        Ok(Json(submitted_view(&name, standing)))
+        self.submit_as_player(&auth, name, submission).await
     }
 
     /// Submit a score to the board in the path (same rules as `POST /v1/leaderboards`).
@@ -228,9 +240,7 @@ impl LeaderboardsApi {
             body.score.0,
             body.metadata,
         )?;
-        auth.acts_as(submission.player_id.as_str())?;
-        let standing = service::submit(&self.state, auth.0.game_id, &name, submission).await?;
-        Ok(Json(submitted_view(&name, standing)))
+        self.submit_as_player(&auth, name, submission).await
     }
 
     /// Read a board, ranked 1..n (ties: who reached the score first ranks higher). Reads the
