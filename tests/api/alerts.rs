@@ -9,7 +9,7 @@ mod rules;
 
 use crate::{
     funnels::{ev, seed_events, Ev},
-    helpers::{spawn_app_with, TestApp},
+    helpers::{spawn_app_with, Fetch, TestApp},
     mail_sink::MailSink,
 };
 use chrono::{Duration, Utc};
@@ -106,11 +106,10 @@ async fn alert_app() -> (TestApp, MailSink, Receiver) {
 }
 
 async fn create_rule(app: &TestApp, token: &str, body: Value) -> Value {
-    let (status, rule) = app
-        .dashboard_json(Method::POST, "/v1/alerts", token, body)
-        .await;
-    assert_eq!(status, 201, "{rule}");
-    rule
+    app.dashboard(Method::POST, "/v1/alerts", token)
+        .json(&body)
+        .expect_status(201)
+        .await
 }
 
 async fn evaluate(app: &TestApp, token: &str, rule: &Value) -> Value {
@@ -121,14 +120,14 @@ async fn evaluate(app: &TestApp, token: &str, rule: &Value) -> Value {
 }
 
 async fn history(app: &TestApp, token: &str, game_id: &str) -> Vec<Value> {
-    let (status, body) = app
-        .dashboard_call(
+    let body = app
+        .dashboard(
             Method::GET,
             &format!("/v1/alerts/history?game_id={game_id}"),
             token,
         )
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
     body["history"].as_array().unwrap().clone()
 }
 

@@ -50,10 +50,10 @@ async fn config_set_in_the_dashboard_reaches_the_game() {
         empty_tag.starts_with('"') && empty_tag.ends_with('"'),
         "a strong ETag: {empty_tag}"
     );
-    let (status, body) = app
-        .dashboard_call(Method::GET, &format!("/v1/games/{game_id}/config"), &token)
+    let body = app
+        .dashboard(Method::GET, &format!("/v1/games/{game_id}/config"), &token)
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200);
     assert_eq!(body, json!({ "values": {}, "updated_at": null }));
 
     let values = json!({ "difficulty": "hard", "spawn_rate": 1.5, "events": ["halloween"], "shop": { "open": true } });

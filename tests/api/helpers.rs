@@ -380,18 +380,39 @@ pub async fn read(response: Response) -> (u16, Value) {
 /// `read(request.send().await.unwrap()).await`.
 pub trait Fetch {
     fn fetch(self) -> impl std::future::Future<Output = (u16, Value)> + Send;
+
+    /// `fetch` that asserts the status; returns the body. A wrong status panics with the
+    /// method, path, expected and received status and the body.
+    fn expect_status(self, expected: u16) -> impl std::future::Future<Output = Value> + Send;
 }
 
 impl Fetch for RequestBuilder {
     /// Also checks the status against the OpenAPI document (`contract::check`).
     async fn fetch(self) -> (u16, Value) {
-        let (client, request) = self.build_split();
-        let request = request.unwrap();
-        let (method, path) = (request.method().clone(), request.url().path().to_string());
-        let (status, body) = read(client.execute(request).await.unwrap()).await;
-        crate::contract::check(&method, &path, status, &body);
+        let (_, status, body) = exchange(self).await;
         (status, body)
     }
+
+    async fn expect_status(self, expected: u16) -> Value {
+        let (request, status, body) = exchange(self).await;
+        assert_eq!(
+            status, expected,
+            "{request}: expected {expected}, got {status}: {body}"
+        );
+        body
+    }
+}
+
+/// Sends a request and reads the answer, checking its status against the OpenAPI document
+/// (`contract::check`); returns "METHOD url" for messages, the status and the body.
+async fn exchange(request: RequestBuilder) -> (String, u16, Value) {
+    let (client, request) = request.build_split();
+    let request = request.unwrap();
+    let (method, path) = (request.method().clone(), request.url().path().to_string());
+    let target = format!("{method} {}", request.url());
+    let (status, body) = read(client.execute(request).await.unwrap()).await;
+    crate::contract::check(&method, &path, status, &body);
+    (target, status, body)
 }
 
 /// The hot stores a conformance suite runs against: the in-process one always, and Redis (with

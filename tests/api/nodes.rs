@@ -41,10 +41,10 @@ where
 }
 
 async fn patch_game(node: &TestApp, token: &str, game_id: &str, body: Value) {
-    let (status, body) = node
-        .dashboard_json(Method::PATCH, &format!("/v1/games/{game_id}"), token, body)
+    node.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), token)
+        .json(&body)
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
 }
 
 async fn config_status(node: &TestApp, key: &str) -> (u16, Value) {

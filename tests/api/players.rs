@@ -17,11 +17,10 @@ async fn game_with_player_auth(app: &TestApp, mode: &str) -> (String, String, St
 }
 
 async fn set_game(app: &TestApp, token: &str, game_id: &str, body: Value) -> Value {
-    let (status, game) = app
-        .dashboard_json(Method::PATCH, &format!("/v1/games/{game_id}"), token, body)
-        .await;
-    assert_eq!(status, 200, "{game}");
-    game
+    app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), token)
+        .json(&body)
+        .expect_status(200)
+        .await
 }
 
 async fn sign_in(app: &TestApp, key: &str, identity: Value) -> (u16, Value) {
@@ -62,14 +61,14 @@ fn sign(secret: &str, custom_id: &str, timestamp: i64) -> String {
 }
 
 async fn player_secret(app: &TestApp, token: &str, game_id: &str) -> String {
-    let (status, body) = app
-        .dashboard_call(
+    let body = app
+        .dashboard(
             Method::POST,
             &format!("/v1/games/{game_id}/player-secret"),
             token,
         )
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
     body["secret"].as_str().unwrap().to_string()
 }
 
@@ -197,10 +196,9 @@ async fn a_player_token_acts_only_as_its_player_on_every_player_scoped_route() {
         assert_eq!(answer["error"], "This player token is for another player");
     }
     // Nothing was stored for the other player.
-    let (status, _) = app
-        .game_call(Method::GET, &format!("/v1/saves/{someone}/main"), &key)
+    app.game(Method::GET, &format!("/v1/saves/{someone}/main"), &key)
+        .expect_status(404)
         .await;
-    assert_eq!(status, 404);
 
     // As itself, every route works; an event without player_id becomes the token's player's.
     let (status, body) = as_player(

@@ -129,14 +129,13 @@ async fn metrics_chart_each_series_over_utc_days_or_hours() {
         assert_eq!(status, 400, "{why}: {body}");
     }
     let outsider = app.new_user().await;
-    let (status, _) = app
-        .dashboard_call(
-            Method::GET,
-            &format!("/v1/games/{game_id}/metrics?metric=crashes"),
-            &outsider,
-        )
-        .await;
-    assert_eq!(status, 403);
+    app.dashboard(
+        Method::GET,
+        &format!("/v1/games/{game_id}/metrics?metric=crashes"),
+        &outsider,
+    )
+    .expect_status(403)
+    .await;
 }
 
 #[tokio::test]
@@ -147,14 +146,14 @@ async fn retention_metric_follows_daily_cohorts() {
     seed_events(&app, &game_id, &events).await;
     let today = app.state.now().date_naive();
     let (from, to) = (today - Duration::days(11), today - Duration::days(6));
-    let (status, body) = app
-        .dashboard_call(
+    let body = app
+        .dashboard(
             Method::GET,
             &format!("/v1/games/{game_id}/metrics?metric=retention_d7&from={from}&to={to}"),
             &token,
         )
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
     let points = body["points"].as_array().unwrap();
     let values: Vec<Option<f64>> = points.iter().map(|p| p["value"].as_f64()).collect();
     assert_eq!(
