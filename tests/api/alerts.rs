@@ -114,9 +114,9 @@ async fn create_rule(app: &TestApp, token: &str, body: Value) -> Value {
 
 async fn evaluate(app: &TestApp, token: &str, rule: &Value) -> Value {
     let path = format!("/v1/alerts/{}/evaluate", rule["rule_id"].as_str().unwrap());
-    let (status, body) = app.dashboard_call(Method::POST, &path, token).await;
-    assert_eq!(status, 200, "{body}");
-    body
+    app.dashboard(Method::POST, &path, token)
+        .expect_status(200)
+        .await
 }
 
 async fn history(app: &TestApp, token: &str, game_id: &str) -> Vec<Value> {

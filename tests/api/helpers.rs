@@ -206,6 +206,12 @@ impl TestApp {
         self.request(method, path).header("x-game-api-key", api_key)
     }
 
+    /// A request as a game client makes it for a signed-in player: the key and a player token.
+    pub fn player(&self, method: Method, path: &str, api_key: &str, token: &str) -> RequestBuilder {
+        self.game(method, path, api_key)
+            .header("x-player-token", token)
+    }
+
     /// A request with no credentials, sent and read: status and JSON body.
     pub async fn call(&self, method: Method, path: &str) -> (u16, Value) {
         self.request(method, path).fetch().await
