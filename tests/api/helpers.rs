@@ -257,6 +257,12 @@ impl TestApp {
         self.game(method, path, api_key).json(&body).fetch().await
     }
 
+    /// The Swagger UI page, `GET /docs` (HTML, so not through `Fetch`): status and text.
+    pub async fn docs_page(&self) -> (u16, String) {
+        let docs = self.request(Method::GET, "/docs").send().await.unwrap();
+        (docs.status().as_u16(), docs.text().await.unwrap())
+    }
+
     pub async fn register(&self, email: &str) -> String {
         let (status, body) = self
             .call_json(
