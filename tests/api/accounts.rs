@@ -18,14 +18,11 @@ async fn login(app: &crate::helpers::TestApp, email: &str, password: &str) -> (u
 #[tokio::test]
 async fn register_login_and_me() {
     let app = spawn_app().await;
-    let (status, body) = app
-        .call_json(
-            Method::POST,
-            "/v1/auth/register",
-            json!({ "email": "Ada@Studio.test", "password": PASSWORD }),
-        )
+    let body = app
+        .request(Method::POST, "/v1/auth/register")
+        .json(&json!({ "email": "Ada@Studio.test", "password": PASSWORD }))
+        .expect_status(201)
         .await;
-    assert_eq!(status, 201, "{body}");
     assert_eq!(body["user"]["email"], "ada@studio.test");
     assert!(body["backendVersion"].as_str().unwrap().contains('.'));
     assert!(uuid::Uuid::parse_str(body["user"]["id"].as_str().unwrap()).is_ok());
@@ -127,10 +124,9 @@ async fn tokens_expire_after_seven_days_and_foreign_algorithms_are_refused() {
     let claims = token.split('.').nth(1).unwrap();
     let none_header = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0"; // {"alg":"none","typ":"JWT"}
     let forged = format!("{none_header}.{claims}.");
-    let (status, body) = app
-        .dashboard_call(Method::GET, "/v1/auth/me", &forged)
+    app.dashboard(Method::GET, "/v1/auth/me", &forged)
+        .expect_status(401)
         .await;
-    assert_eq!(status, 401, "{body}");
 
     let (status, body) = app.call(Method::GET, "/v1/auth/me").await;
     assert_eq!(status, 401);
@@ -149,14 +145,11 @@ async fn password_reset_by_email_works_once() {
     app.register("frank@studio.test").await;
 
     for email in ["frank@studio.test", "ghost@studio.test"] {
-        let (status, body) = app
-            .call_json(
-                Method::POST,
-                "/v1/auth/forgot-password",
-                json!({ "email": email }),
-            )
+        let body = app
+            .request(Method::POST, "/v1/auth/forgot-password")
+            .json(&json!({ "email": email }))
+            .expect_status(202)
             .await;
-        assert_eq!(status, 202, "{body}");
         assert!(body["message"].is_string());
     }
     let mail = sink.wait_for("frank@studio.test").await;
@@ -202,14 +195,10 @@ async fn reset_tokens_expire_after_an_hour() {
         .unwrap();
     let token = token_in(&sink.wait_for("gina@studio.test").await);
     app.clock.advance(Duration::minutes(61));
-    let (status, _) = app
-        .call_json(
-            Method::POST,
-            "/v1/auth/reset-password",
-            json!({ "token": token, "password": "too late now" }),
-        )
+    app.request(Method::POST, "/v1/auth/reset-password")
+        .json(&json!({ "token": token, "password": "too late now" }))
+        .expect_status(400)
         .await;
-    assert_eq!(status, 400);
 }
 
 #[tokio::test]
@@ -234,20 +223,16 @@ async fn invited_accounts_are_pending_until_they_set_a_password() {
     assert_eq!(body["code"], "ACCOUNT_PENDING");
 
     let token = token_in(&sink.wait_for("hank@studio.test").await);
-    let (status, _) = app
-        .call_json(
-            Method::POST,
-            "/v1/auth/reset-password",
-            json!({ "token": token, "password": "hank's password" }),
-        )
+    app.request(Method::POST, "/v1/auth/reset-password")
+        .json(&json!({ "token": token, "password": "hank's password" }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200);
     let (status, body) = login(&app, "hank@studio.test", "hank's password").await;
     assert_eq!(status, 200, "{body}");
     let hank = body["token"].as_str().unwrap();
-    let (status, game) = app
-        .dashboard_call(Method::GET, &format!("/v1/games/{game_id}"), hank)
+    let game = app
+        .dashboard(Method::GET, &format!("/v1/games/{game_id}"), hank)
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200);
     assert_eq!(game["role"], "editor");
 }

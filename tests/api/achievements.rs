@@ -1,6 +1,6 @@
 //! Black-box tests of achievements: definitions in the dashboard, listing and unlocking from the
 //! game, unlock counts and rarity.
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{spawn_app, Fetch, TestApp};
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -29,11 +29,19 @@ async fn unlock(app: &TestApp, key: &str, achievement: &str, player: &str) -> (u
 }
 
 async fn list(app: &TestApp, key: &str, query: &str) -> Value {
-    let (status, body) = app
-        .game_call(Method::GET, &format!("/v1/achievements{query}"), key)
-        .await;
-    assert_eq!(status, 200, "{body}");
-    body
+    app.game(Method::GET, &format!("/v1/achievements{query}"), key)
+        .expect_status(200)
+        .await
+}
+
+/// The achievement `key` of a listing (its `achievements`).
+fn achievement(listing: &Value, key: &str) -> Value {
+    let achievements = listing["achievements"].as_array().unwrap();
+    achievements
+        .iter()
+        .find(|a| a["key"] == key)
+        .unwrap()
+        .clone()
 }
 
 /// A game with three achievements: `first_blood` (10), `explorer` (25), `secret_ending` (50, hidden).
@@ -226,10 +234,10 @@ async fn only_editors_and_owners_change_definitions() {
         403
     );
     let path = format!("{}/a", defs(&game_id));
-    let (status, _) = app
-        .dashboard_json(Method::PATCH, &path, &viewer, json!({ "points": 9 }))
+    app.dashboard(Method::PATCH, &path, &viewer)
+        .json(&json!({ "points": 9 }))
+        .expect_status(403)
         .await;
-    assert_eq!(status, 403);
     let (status, _) = app.dashboard_call(Method::DELETE, &path, &viewer).await;
     assert_eq!(status, 403);
 
@@ -255,19 +263,13 @@ async fn listing_without_a_player_masks_hidden_achievements_and_sums_points() {
     assert_eq!(achievements.len(), 3);
     assert_eq!(body["total_points"], 85);
     assert_eq!(body["unlocked_points"], 0);
-    let secret = achievements
-        .iter()
-        .find(|a| a["key"] == "secret_ending")
-        .unwrap();
+    let secret = achievement(&body, "secret_ending");
     assert_eq!(
         (secret["name"].as_str(), secret["description"].as_str()),
         (Some("???"), Some("???"))
     );
     assert_eq!(secret["points"], 50);
-    let explorer = achievements
-        .iter()
-        .find(|a| a["key"] == "explorer")
-        .unwrap();
+    let explorer = achievement(&body, "explorer");
     assert_eq!(explorer["name"], "Explorer");
     assert_eq!(explorer["icon_url"], "https://cdn.example.com/explorer.png");
     for achievement in achievements {
@@ -295,13 +297,7 @@ async fn a_player_sees_their_unlocks_and_hidden_ones_once_unlocked() {
     );
 
     let before = list(&app, &key, "?player_id=p1").await;
-    let secret = before["achievements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["key"] == "secret_ending")
-        .unwrap()
-        .clone();
+    let secret = achievement(&before, "secret_ending");
     assert_eq!(secret["name"], "???");
     assert_eq!(secret["unlocked"], false);
     assert!(
@@ -319,15 +315,7 @@ async fn a_player_sees_their_unlocks_and_hidden_ones_once_unlocked() {
     let after = list(&app, &key, "?player_id=p1").await;
     assert_eq!(after["unlocked_points"], 60);
     assert_eq!(after["total_points"], 85);
-    let by_key = |k: &str| {
-        after["achievements"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|a| a["key"] == k)
-            .unwrap()
-            .clone()
-    };
+    let by_key = |k: &str| achievement(&after, k);
     assert_eq!(by_key("secret_ending")["name"], "True Ending");
     assert_eq!(
         by_key("secret_ending")["description"],
@@ -342,13 +330,7 @@ async fn a_player_sees_their_unlocks_and_hidden_ones_once_unlocked() {
 
     let other = list(&app, &key, "?player_id=p2").await;
     assert_eq!(other["unlocked_points"], 0, "unlocks are per player");
-    let secret = other["achievements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["key"] == "secret_ending")
-        .unwrap()
-        .clone();
+    let secret = achievement(&other, "secret_ending");
     assert_eq!(
         secret["name"], "???",
         "still hidden for a player who has not unlocked it"
@@ -363,15 +345,7 @@ async fn unlocking_again_reports_already_unlocked_and_changes_nothing() {
         unlock(&app, &key, "explorer", "p1").await.1["already_unlocked"],
         false
     );
-    let unlocked_at = |body: Value| {
-        body["achievements"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|a| a["key"] == "explorer")
-            .unwrap()["unlocked_at"]
-            .clone()
-    };
+    let unlocked_at = |body: Value| achievement(&body, "explorer")["unlocked_at"].clone();
     let first_at = unlocked_at(list(&app, &key, "?player_id=p1").await);
     assert!(first_at.is_string());
     app.clock.advance(chrono::Duration::minutes(5));
@@ -445,10 +419,10 @@ async fn bad_unlock_requests_are_refused() {
         0
     );
 
-    let (status, _) = app
-        .call_json(Method::POST, "/v1/achievements/unlock", json!({}))
+    app.request(Method::POST, "/v1/achievements/unlock")
+        .json(&json!({}))
+        .expect_status(401)
         .await;
-    assert_eq!(status, 401);
 }
 
 #[tokio::test]
@@ -488,15 +462,7 @@ async fn unlock_counts_and_rarity_cover_the_games_players() {
     unlock(&app, &key, "explorer", "p1").await;
 
     let body = list(&app, &key, "").await;
-    let by_key = |k: &str| {
-        body["achievements"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|a| a["key"] == k)
-            .unwrap()
-            .clone()
-    };
+    let by_key = |k: &str| achievement(&body, k);
     assert_eq!(by_key("first_blood")["unlock_count"], 2);
     assert_eq!(by_key("first_blood")["rarity"], 50.0);
     assert_eq!(by_key("explorer")["rarity"], 25.0);
@@ -510,13 +476,7 @@ async fn unlock_counts_and_rarity_cover_the_games_players() {
     let (_, defs_body) = app
         .dashboard_call(Method::GET, &defs(&game_id), &token)
         .await;
-    let explorer = defs_body["achievements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["key"] == "explorer")
-        .unwrap()
-        .clone();
+    let explorer = achievement(&defs_body, "explorer");
     assert_eq!(explorer["unlock_count"], 2);
     assert_eq!(explorer["rarity"], 40.0, "2 of 5 players");
 }
@@ -527,14 +487,13 @@ async fn deleting_a_definition_removes_it_from_player_totals() {
     let (token, game_id, key) = game_with_achievements(&app).await;
     unlock(&app, &key, "first_blood", "p1").await;
     unlock(&app, &key, "explorer", "p1").await;
-    let (status, _) = app
-        .dashboard_call(
-            Method::DELETE,
-            &format!("{}/explorer", defs(&game_id)),
-            &token,
-        )
-        .await;
-    assert_eq!(status, 204);
+    app.dashboard(
+        Method::DELETE,
+        &format!("{}/explorer", defs(&game_id)),
+        &token,
+    )
+    .expect_status(204)
+    .await;
     let body = list(&app, &key, "?player_id=p1").await;
     assert_eq!(body["unlocked_points"], 10);
     assert_eq!(body["total_points"], 60);

@@ -9,7 +9,7 @@ mod rules;
 
 use crate::{
     funnels::{ev, seed_events, Ev},
-    helpers::{spawn_app_with, TestApp},
+    helpers::{spawn_app_with, Fetch, TestApp},
     mail_sink::MailSink,
 };
 use chrono::{Duration, Utc};
@@ -106,29 +106,28 @@ async fn alert_app() -> (TestApp, MailSink, Receiver) {
 }
 
 async fn create_rule(app: &TestApp, token: &str, body: Value) -> Value {
-    let (status, rule) = app
-        .dashboard_json(Method::POST, "/v1/alerts", token, body)
-        .await;
-    assert_eq!(status, 201, "{rule}");
-    rule
+    app.dashboard(Method::POST, "/v1/alerts", token)
+        .json(&body)
+        .expect_status(201)
+        .await
 }
 
 async fn evaluate(app: &TestApp, token: &str, rule: &Value) -> Value {
     let path = format!("/v1/alerts/{}/evaluate", rule["rule_id"].as_str().unwrap());
-    let (status, body) = app.dashboard_call(Method::POST, &path, token).await;
-    assert_eq!(status, 200, "{body}");
-    body
+    app.dashboard(Method::POST, &path, token)
+        .expect_status(200)
+        .await
 }
 
 async fn history(app: &TestApp, token: &str, game_id: &str) -> Vec<Value> {
-    let (status, body) = app
-        .dashboard_call(
+    let body = app
+        .dashboard(
             Method::GET,
             &format!("/v1/alerts/history?game_id={game_id}"),
             token,
         )
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
     body["history"].as_array().unwrap().clone()
 }
 

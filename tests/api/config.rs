@@ -2,7 +2,7 @@
 //! served to the game (`GET /v1/config`) with an ETag for polling, on every node.
 use crate::{
     helpers::{read, spawn_app, spawn_on, Fetch, TestApp},
-    nodes::{holds_within_a_second, two_nodes},
+    nodes::{holds_within_a_second, two_nodes_with_a_game},
 };
 use reqwest::{header, Method};
 use serde_json::{json, Value};
@@ -50,10 +50,10 @@ async fn config_set_in_the_dashboard_reaches_the_game() {
         empty_tag.starts_with('"') && empty_tag.ends_with('"'),
         "a strong ETag: {empty_tag}"
     );
-    let (status, body) = app
-        .dashboard_call(Method::GET, &format!("/v1/games/{game_id}/config"), &token)
+    let body = app
+        .dashboard(Method::GET, &format!("/v1/games/{game_id}/config"), &token)
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200);
     assert_eq!(body, json!({ "values": {}, "updated_at": null }));
 
     let values = json!({ "difficulty": "hard", "spawn_rate": 1.5, "events": ["halloween"], "shop": { "open": true } });
@@ -274,10 +274,9 @@ async fn config_access_follows_roles_and_tenants() {
 
 #[tokio::test]
 async fn remote_config_set_on_one_node_is_served_by_the_other_within_a_second() {
-    let Some((first, second)) = two_nodes().await else {
+    let Some((first, second, (token, game_id, key))) = two_nodes_with_a_game().await else {
         return;
     };
-    let (token, game_id, key) = first.game_with_key().await;
     let set = |version: u32| {
         put_config(
             &first,

@@ -73,10 +73,10 @@ async fn bad_bodies_are_refused_with_json_errors() {
 async fn invalid_path_ids_are_bad_requests() {
     let app = spawn_app().await;
     let token = app.new_user().await;
-    let (status, body) = app
-        .dashboard_call(Method::GET, "/v1/games/not-a-uuid", &token)
+    let body = app
+        .dashboard(Method::GET, "/v1/games/not-a-uuid", &token)
+        .expect_status(400)
         .await;
-    assert_eq!(status, 400, "{body}");
     assert!(body["error"].is_string());
 }
 

@@ -4,7 +4,7 @@
 //! persistence). Each test asserts what a client notices: status codes and how soon they come,
 //! bodies, and the rows stored.
 use crate::{
-    helpers::{read, redis_url, services_backend, spawn_app, spawn_on, Backend, TestApp},
+    helpers::{read, redis_url, services_backend, spawn_app, spawn_on, Backend, Fetch, TestApp},
     proxy::Proxy,
 };
 use entity::events;
@@ -166,15 +166,10 @@ async fn while_redis_is_unreachable_hot_routes_answer_503_at_once_cold_reads_wor
     // What the game and its dashboard set up while everything is up.
     let (status, body) = app.dashboard_json(Method::POST, &format!("/v1/games/{game_id}/achievements"), &token, json!({ "key": "first_win", "name": "First Win", "description": "Win once", "points": 10 })).await;
     assert_eq!(status, 201, "{body}");
-    let (status, body) = app
-        .dashboard_json(
-            Method::PUT,
-            &format!("/v1/games/{game_id}/config"),
-            &token,
-            json!({ "values": { "motd": "hello" } }),
-        )
+    app.dashboard(Method::PUT, &format!("/v1/games/{game_id}/config"), &token)
+        .json(&json!({ "values": { "motd": "hello" } }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
     let (status, body) = app
         .game_json(
             Method::PUT,
@@ -384,23 +379,19 @@ async fn limited_read(app: &TestApp, key: &str) -> (u16, Option<u64>, Option<u64
 }
 
 async fn board_page(app: &TestApp, key: &str, board: &str) -> Value {
-    let (status, body) = app
-        .game_call(Method::GET, &format!("/v1/leaderboards/{board}"), key)
-        .await;
-    assert_eq!(status, 200, "{body}");
-    body
+    app.game(Method::GET, &format!("/v1/leaderboards/{board}"), key)
+        .expect_status(200)
+        .await
 }
 
 async fn standing(app: &TestApp, key: &str, board: &str, player: &str) -> Value {
-    let (status, body) = app
-        .game_call(
-            Method::GET,
-            &format!("/v1/leaderboards/{board}/players/{player}?around=1"),
-            key,
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
-    body
+    app.game(
+        Method::GET,
+        &format!("/v1/leaderboards/{board}/players/{player}?around=1"),
+        key,
+    )
+    .expect_status(200)
+    .await
 }
 
 #[tokio::test]
@@ -457,15 +448,10 @@ async fn after_redis_lost_every_key_boards_quotas_and_limits_carry_on_from_the_c
 
     // Rate-limit windows: a second game whose key may make 5 requests a minute.
     let limited_game = app.create_game(&token).await;
-    let (status, body) = app
-        .dashboard_json(
-            Method::PATCH,
-            &format!("/v1/games/{limited_game}"),
-            &token,
-            json!({ "rate_limit_per_minute": 5 }),
-        )
+    app.dashboard(Method::PATCH, &format!("/v1/games/{limited_game}"), &token)
+        .json(&json!({ "rate_limit_per_minute": 5 }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
     let limited_key = app.create_key(&token, &limited_game, "development").await;
     let (status, _, resets_in) = limited_read(&app, &limited_key).await;
     assert_eq!(status, 200);
@@ -560,15 +546,11 @@ async fn after_redis_lost_every_key_a_revoked_key_still_stops_on_every_node_with
     let (token, game_id, key) = first.game_with_key().await;
     // A deployment that has been running a while has announced many changes.
     for version in 0..10 {
-        let (status, body) = first
-            .dashboard_json(
-                Method::PUT,
-                &format!("/v1/games/{game_id}/config"),
-                &token,
-                json!({ "values": { "version": version } }),
-            )
+        first
+            .dashboard(Method::PUT, &format!("/v1/games/{game_id}/config"), &token)
+            .json(&json!({ "values": { "version": version } }))
+            .expect_status(200)
             .await;
-        assert_eq!(status, 200, "{body}");
     }
     for node in [&first, &second] {
         let (status, _, _) = limited_read(node, &key).await;

@@ -1,5 +1,5 @@
 //! Black-box tests of funnels: definitions in the dashboard, reports on the game side.
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{spawn_app, Fetch, TestApp};
 use chrono::{DateTime, Duration, Utc};
 use entity::{api_keys, events};
 use reqwest::Method;
@@ -85,24 +85,16 @@ pub async fn seed_events(app: &TestApp, game_id: &str, list: &[Ev]) {
 }
 
 async fn create_funnel(app: &TestApp, token: &str, game_id: &str, body: Value) -> Value {
-    let (status, funnel) = app
-        .dashboard_json(
-            Method::POST,
-            &format!("/v1/games/{game_id}/funnels"),
-            token,
-            body,
-        )
-        .await;
-    assert_eq!(status, 201, "{funnel}");
-    funnel
+    app.dashboard(Method::POST, &format!("/v1/games/{game_id}/funnels"), token)
+        .json(&body)
+        .expect_status(201)
+        .await
 }
 
 async fn report(app: &TestApp, key: &str, funnel_id: &str, query: &str) -> Value {
-    let (status, body) = app
-        .game_call(Method::GET, &format!("/v1/funnels/{funnel_id}{query}"), key)
-        .await;
-    assert_eq!(status, 200, "{body}");
-    body
+    app.game(Method::GET, &format!("/v1/funnels/{funnel_id}{query}"), key)
+        .expect_status(200)
+        .await
 }
 
 fn counts(report: &Value) -> Vec<u64> {
@@ -187,14 +179,14 @@ async fn loose_and_strict_funnels_count_users_per_step() {
 
     let strict_id = strict["funnel_id"].as_str().unwrap();
     let body = report(&app, &key, strict_id, "").await;
-    let (status, dashboard) = app
-        .dashboard_call(
+    let dashboard = app
+        .dashboard(
             Method::GET,
             &format!("/v1/games/{game_id}/funnels/{strict_id}/report"),
             &token,
         )
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{dashboard}");
     assert_eq!(dashboard, body, "the dashboard sees the same report");
     assert_eq!(body["mode"], "strict");
     assert_eq!(
@@ -263,15 +255,15 @@ async fn a_conversion_window_drops_slow_users() {
         vec![3, 2]
     );
 
-    let (status, updated) = app
-        .dashboard_json(
+    let updated = app
+        .dashboard(
             Method::PATCH,
             &format!("/v1/games/{game_id}/funnels/{strict_id}"),
             &token,
-            json!({ "within_hours": null }),
         )
+        .json(&json!({ "within_hours": null }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{updated}");
     assert!(updated["within_hours"].is_null());
     assert_eq!(
         counts(&report(&app, &key, strict_id, "").await),
@@ -405,14 +397,13 @@ async fn funnels_are_private_to_their_game() {
         let (status, _) = app.dashboard_call(method, &path, &token).await;
         assert_eq!(status, 404);
     }
-    let (status, _) = app
-        .dashboard_call(
-            Method::GET,
-            &format!("/v1/games/{other_game}/funnels"),
-            &token,
-        )
-        .await;
-    assert_eq!(status, 403);
+    app.dashboard(
+        Method::GET,
+        &format!("/v1/games/{other_game}/funnels"),
+        &token,
+    )
+    .expect_status(403)
+    .await;
     let (status, _) = app.call(Method::GET, "/v1/funnels").await;
     assert_eq!(status, 401);
 }
@@ -500,34 +491,24 @@ async fn funnel_definitions_are_validated_and_editable_by_editors_only() {
         assert_eq!(status, 403, "viewer {method}: {body}");
     }
 
-    let (status, updated) = app
-        .dashboard_json(
-            Method::PATCH,
-            &funnel_path,
-            &token,
-            json!({ "name": "Short", "mode": "loose", "steps": ["x", "y"] }),
-        )
+    let updated = app
+        .dashboard(Method::PATCH, &funnel_path, &token)
+        .json(&json!({ "name": "Short", "mode": "loose", "steps": ["x", "y"] }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{updated}");
     assert_eq!(
         (updated["name"].as_str(), updated["mode"].as_str()),
         (Some("Short"), Some("loose"))
     );
     assert_eq!(updated["steps"], json!(["x", "y"]));
-    let (status, _) = app
-        .dashboard_json(
-            Method::PATCH,
-            &funnel_path,
-            &token,
-            json!({ "steps": ["x"] }),
-        )
+    app.dashboard(Method::PATCH, &funnel_path, &token)
+        .json(&json!({ "steps": ["x"] }))
+        .expect_status(400)
         .await;
-    assert_eq!(status, 400);
 
-    let (status, _) = app
-        .dashboard_call(Method::DELETE, &funnel_path, &token)
+    app.dashboard(Method::DELETE, &funnel_path, &token)
+        .expect_status(204)
         .await;
-    assert_eq!(status, 204);
     let (status, _) = app.dashboard_call(Method::GET, &funnel_path, &token).await;
     assert_eq!(status, 404);
 }

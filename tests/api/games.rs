@@ -8,15 +8,11 @@ async fn create_list_read_rename_and_delete_a_game() {
     let _admin = app.new_user().await; // the first account is the admin; use a regular one below
     let token = app.new_user().await;
 
-    let (status, game) = app
-        .dashboard_json(
-            Method::POST,
-            "/v1/games",
-            &token,
-            json!({ "name": "Space Goats" }),
-        )
+    let game = app
+        .dashboard(Method::POST, "/v1/games", &token)
+        .json(&json!({ "name": "Space Goats" }))
+        .expect_status(201)
         .await;
-    assert_eq!(status, 201, "{game}");
     assert_eq!(game["tier"], "free");
     assert_eq!(game["event_validation"], "off");
     assert_eq!(game["role"], "owner");
@@ -26,22 +22,17 @@ async fn create_list_read_rename_and_delete_a_game() {
     let (_, list) = app.dashboard_call(Method::GET, "/v1/games", &token).await;
     assert_eq!(list["games"].as_array().unwrap().len(), 1);
 
-    let (status, renamed) = app
-        .dashboard_json(
-            Method::PATCH,
-            &format!("/v1/games/{id}"),
-            &token,
-            json!({ "name": "Space Goats 2", "event_validation": "warn" }),
-        )
+    let renamed = app
+        .dashboard(Method::PATCH, &format!("/v1/games/{id}"), &token)
+        .json(&json!({ "name": "Space Goats 2", "event_validation": "warn" }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{renamed}");
     assert_eq!(renamed["name"], "Space Goats 2");
     assert_eq!(renamed["event_validation"], "warn");
 
-    let (status, _) = app
-        .dashboard_call(Method::DELETE, &format!("/v1/games/{id}"), &token)
+    app.dashboard(Method::DELETE, &format!("/v1/games/{id}"), &token)
+        .expect_status(204)
         .await;
-    assert_eq!(status, 204);
     let (_, list) = app.dashboard_call(Method::GET, "/v1/games", &token).await;
     assert!(list["games"].as_array().unwrap().is_empty());
 }
@@ -52,48 +43,30 @@ async fn only_the_admin_sets_tiers_and_rate_limits() {
     let admin = app.new_user().await;
     let user = app.new_user().await;
 
-    let (status, _) = app
-        .dashboard_json(
-            Method::POST,
-            "/v1/games",
-            &user,
-            json!({ "name": "G", "tier": "studio" }),
-        )
+    app.dashboard(Method::POST, "/v1/games", &user)
+        .json(&json!({ "name": "G", "tier": "studio" }))
+        .expect_status(403)
         .await;
-    assert_eq!(status, 403);
 
     let game_id = app.create_game(&user).await;
-    let (status, _) = app
-        .dashboard_json(
-            Method::PATCH,
-            &format!("/v1/games/{game_id}"),
-            &user,
-            json!({ "tier": "indie" }),
-        )
+    app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &user)
+        .json(&json!({ "tier": "indie" }))
+        .expect_status(403)
         .await;
-    assert_eq!(status, 403);
 
-    let (status, game) = app
-        .dashboard_json(
-            Method::PATCH,
-            &format!("/v1/games/{game_id}"),
-            &admin,
-            json!({ "tier": "indie", "rate_limit_per_minute": 5000 }),
-        )
+    let game = app
+        .dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
+        .json(&json!({ "tier": "indie", "rate_limit_per_minute": 5000 }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{game}");
     assert_eq!(game["tier"], "indie");
     assert_eq!(game["monthly_event_quota"], 1_000_000);
     assert_eq!(game["rate_limit_per_minute"], 5000);
-    let (status, game) = app
-        .dashboard_json(
-            Method::PATCH,
-            &format!("/v1/games/{game_id}"),
-            &admin,
-            json!({ "rate_limit_per_minute": null }),
-        )
+    let game = app
+        .dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
+        .json(&json!({ "rate_limit_per_minute": null }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{game}");
     assert!(
         game.get("rate_limit_per_minute").is_none_or(Value::is_null),
         "null goes back to the instance default: {game}"
@@ -109,15 +82,10 @@ async fn only_the_admin_sets_tiers_and_rate_limits() {
         .await;
     assert_eq!(status, 403, "resetting the limit is the admin's too");
 
-    let (status, _) = app
-        .dashboard_json(
-            Method::PATCH,
-            &format!("/v1/games/{game_id}"),
-            &admin,
-            json!({ "tier": "platinum" }),
-        )
+    app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
+        .json(&json!({ "tier": "platinum" }))
+        .expect_status(400)
         .await;
-    assert_eq!(status, 400);
 
     let (_, all) = app.dashboard_call(Method::GET, "/v1/games", &admin).await;
     assert!(
@@ -164,10 +132,9 @@ async fn roles_decide_what_members_may_do() {
         assert_eq!(status, 403, "{path}: {answer}");
         assert!(answer["error"].is_string());
     }
-    let (status, _) = app
-        .dashboard_call(Method::DELETE, &format!("/v1/games/{game_id}"), &viewer)
+    app.dashboard(Method::DELETE, &format!("/v1/games/{game_id}"), &viewer)
+        .expect_status(403)
         .await;
-    assert_eq!(status, 403);
 
     let (_, members) = app
         .dashboard_call(Method::GET, &format!("/v1/games/{game_id}/members"), &owner)
@@ -250,9 +217,9 @@ async fn nobody_sees_or_touches_another_users_game() {
         .dashboard_call(Method::GET, "/v1/games", &stranger)
         .await;
     assert!(list["games"].as_array().unwrap().is_empty());
-    let (status, game) = app
-        .dashboard_call(Method::GET, &format!("/v1/games/{game_id}"), &owner)
+    let game = app
+        .dashboard(Method::GET, &format!("/v1/games/{game_id}"), &owner)
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200);
     assert_eq!(game["name"], "Test Game", "nothing changed");
 }

@@ -18,14 +18,9 @@ async fn probes_docs_and_spec_answer() {
     assert_eq!(status, 200);
     assert!(spec["paths"]["/v1/auth/register"].is_object());
 
-    let docs = app.request(Method::GET, "/docs").send().await.unwrap();
-    assert_eq!(docs.status(), 200);
-    assert!(docs
-        .text()
-        .await
-        .unwrap()
-        .to_lowercase()
-        .contains("swagger"));
+    let (status, docs) = app.docs_page().await;
+    assert_eq!(status, 200);
+    assert!(docs.to_lowercase().contains("swagger"));
 }
 
 #[tokio::test]

@@ -206,6 +206,12 @@ impl TestApp {
         self.request(method, path).header("x-game-api-key", api_key)
     }
 
+    /// A request as a game client makes it for a signed-in player: the key and a player token.
+    pub fn player(&self, method: Method, path: &str, api_key: &str, token: &str) -> RequestBuilder {
+        self.game(method, path, api_key)
+            .header("x-player-token", token)
+    }
+
     /// A request with no credentials, sent and read: status and JSON body.
     pub async fn call(&self, method: Method, path: &str) -> (u16, Value) {
         self.request(method, path).fetch().await
@@ -249,6 +255,12 @@ impl TestApp {
         body: Value,
     ) -> (u16, Value) {
         self.game(method, path, api_key).json(&body).fetch().await
+    }
+
+    /// The Swagger UI page, `GET /docs` (HTML, so not through `Fetch`): status and text.
+    pub async fn docs_page(&self) -> (u16, String) {
+        let docs = self.request(Method::GET, "/docs").send().await.unwrap();
+        (docs.status().as_u16(), docs.text().await.unwrap())
     }
 
     pub async fn register(&self, email: &str) -> String {
@@ -380,18 +392,39 @@ pub async fn read(response: Response) -> (u16, Value) {
 /// `read(request.send().await.unwrap()).await`.
 pub trait Fetch {
     fn fetch(self) -> impl std::future::Future<Output = (u16, Value)> + Send;
+
+    /// `fetch` that asserts the status; returns the body. A wrong status panics with the
+    /// method, path, expected and received status and the body.
+    fn expect_status(self, expected: u16) -> impl std::future::Future<Output = Value> + Send;
 }
 
 impl Fetch for RequestBuilder {
     /// Also checks the status against the OpenAPI document (`contract::check`).
     async fn fetch(self) -> (u16, Value) {
-        let (client, request) = self.build_split();
-        let request = request.unwrap();
-        let (method, path) = (request.method().clone(), request.url().path().to_string());
-        let (status, body) = read(client.execute(request).await.unwrap()).await;
-        crate::contract::check(&method, &path, status, &body);
+        let (_, status, body) = exchange(self).await;
         (status, body)
     }
+
+    async fn expect_status(self, expected: u16) -> Value {
+        let (request, status, body) = exchange(self).await;
+        assert_eq!(
+            status, expected,
+            "{request}: expected {expected}, got {status}: {body}"
+        );
+        body
+    }
+}
+
+/// Sends a request and reads the answer, checking its status against the OpenAPI document
+/// (`contract::check`); returns "METHOD url" for messages, the status and the body.
+async fn exchange(request: RequestBuilder) -> (String, u16, Value) {
+    let (client, request) = request.build_split();
+    let request = request.unwrap();
+    let (method, path) = (request.method().clone(), request.url().path().to_string());
+    let target = format!("{method} {}", request.url());
+    let (status, body) = read(client.execute(request).await.unwrap()).await;
+    crate::contract::check(&method, &path, status, &body);
+    (target, status, body)
 }
 
 /// The hot stores a conformance suite runs against: the in-process one always, and Redis (with

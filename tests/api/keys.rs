@@ -1,4 +1,4 @@
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, Fetch};
 use reqwest::Method;
 use serde_json::json;
 
@@ -8,15 +8,15 @@ async fn keys_are_shown_once_listed_by_prefix_and_revoked_at_once() {
     let token = app.new_user().await;
     let game_id = app.create_game(&token).await;
 
-    let (status, created) = app
-        .dashboard_json(
+    let created = app
+        .dashboard(
             Method::POST,
             &format!("/v1/games/{game_id}/api-keys"),
             &token,
-            json!({ "name": "ci", "environment": "production" }),
         )
+        .json(&json!({ "name": "ci", "environment": "production" }))
+        .expect_status(201)
         .await;
-    assert_eq!(status, 201, "{created}");
     let key = created["key"].as_str().unwrap().to_string();
     assert!(key.len() >= 3 + 32, "at least 128 random bits");
     assert_eq!(created["environment"], "production");
@@ -46,15 +46,14 @@ async fn keys_are_shown_once_listed_by_prefix_and_revoked_at_once() {
     assert_eq!(status, 401);
     assert_eq!(body["error"], "Invalid API key");
 
-    let (status, _) = app
-        .dashboard_json(
-            Method::POST,
-            &format!("/v1/games/{game_id}/api-keys"),
-            &token,
-            json!({ "environment": "staging" }),
-        )
-        .await;
-    assert_eq!(status, 400);
+    app.dashboard(
+        Method::POST,
+        &format!("/v1/games/{game_id}/api-keys"),
+        &token,
+    )
+    .json(&json!({ "environment": "staging" }))
+    .expect_status(400)
+    .await;
 }
 
 #[tokio::test]
@@ -67,10 +66,10 @@ async fn game_routes_name_the_missing_header() {
         "{body}"
     );
 
-    let (status, body) = app
-        .game_call(Method::GET, "/v1/config", "pt_not-a-real-key")
+    let body = app
+        .game(Method::GET, "/v1/config", "pt_not-a-real-key")
+        .expect_status(401)
         .await;
-    assert_eq!(status, 401);
     assert_eq!(body["error"], "Invalid API key");
 }
 
@@ -79,9 +78,8 @@ async fn deleting_a_game_kills_its_keys() {
     let app = spawn_app().await;
     let (token, game_id, key) = app.game_with_key().await;
     assert_eq!(app.game_call(Method::GET, "/v1/config", &key).await.0, 200);
-    let (status, _) = app
-        .dashboard_call(Method::DELETE, &format!("/v1/games/{game_id}"), &token)
+    app.dashboard(Method::DELETE, &format!("/v1/games/{game_id}"), &token)
+        .expect_status(204)
         .await;
-    assert_eq!(status, 204);
     assert_eq!(app.game_call(Method::GET, "/v1/config", &key).await.0, 401);
 }

@@ -1,7 +1,7 @@
 //! `GET /metrics`: the operator's Prometheus scrape. The recorder is process-wide and every test
 //! of this binary shares it, so the tests compare a scrape before and after their own traffic
 //! and require the counters to have moved by at least what that traffic adds.
-use crate::helpers::{spawn_app, spawn_app_with, TestApp};
+use crate::helpers::{spawn_app, spawn_app_with, Fetch, TestApp};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -136,15 +136,10 @@ async fn counts_requests_events_and_group_writes() {
     assert_eq!(track(&app, &key, Value::Array(oversized)).await, 413);
     let invalid = json!({ "event_name": "", "session_id": "s" });
     assert_eq!(track(&app, &key, invalid).await, 400);
-    let (status, _) = app
-        .game_json(
-            Method::POST,
-            "/v1/leaderboards",
-            &key,
-            json!({ "board_name": "metrics", "player_id": "ana", "score": 10 }),
-        )
+    app.game(Method::POST, "/v1/leaderboards", &key)
+        .json(&json!({ "board_name": "metrics", "player_id": "ana", "score": 10 }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200);
     let (status, body) = app.call(Method::GET, "/v1/no-such-route").await;
     assert_eq!(status, 404);
     assert!(body["error"].is_string());

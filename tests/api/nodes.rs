@@ -10,14 +10,16 @@ use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-/// Two nodes sharing one backend, or `None` on the embedded backend.
-pub async fn two_nodes() -> Option<(TestApp, TestApp)> {
+/// Two nodes sharing one backend with a fresh user's game and development key,
+/// `(first, second, (token, game_id, key))`, or `None` on the embedded backend.
+pub async fn two_nodes_with_a_game() -> Option<(TestApp, TestApp, (String, String, String))> {
     if !services_backend() {
         return None;
     }
     let first = spawn_app().await;
     let second = spawn_on(first.backend.clone(), |_| {}).await;
-    Some((first, second))
+    let game = first.game_with_key().await;
+    Some((first, second, game))
 }
 
 /// Asks `probe` until it answers true; fails the test unless that happens within one second
@@ -41,10 +43,10 @@ where
 }
 
 async fn patch_game(node: &TestApp, token: &str, game_id: &str, body: Value) {
-    let (status, body) = node
-        .dashboard_json(Method::PATCH, &format!("/v1/games/{game_id}"), token, body)
+    node.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), token)
+        .json(&body)
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
 }
 
 async fn config_status(node: &TestApp, key: &str) -> (u16, Value) {
@@ -53,10 +55,9 @@ async fn config_status(node: &TestApp, key: &str) -> (u16, Value) {
 
 #[tokio::test]
 async fn a_key_revoked_on_one_node_is_refused_by_the_other_within_a_second() {
-    let Some((first, second)) = two_nodes().await else {
+    let Some((first, second, (token, game_id, key))) = two_nodes_with_a_game().await else {
         return;
     };
-    let (token, game_id, key) = first.game_with_key().await;
     let (status, _) = config_status(&second, &key).await;
     assert_eq!(status, 200, "the second node knows (and caches) the key");
     let (_, keys) = first
@@ -81,10 +82,9 @@ async fn a_key_revoked_on_one_node_is_refused_by_the_other_within_a_second() {
 /// acknowledges every announcement): no window opens between the answer and the other node.
 #[tokio::test]
 async fn a_key_revoked_on_one_node_is_refused_by_the_other_as_soon_as_the_revocation_answers() {
-    let Some((first, second)) = two_nodes().await else {
+    let Some((first, second, (token, game_id, _))) = two_nodes_with_a_game().await else {
         return;
     };
-    let (token, game_id, _) = first.game_with_key().await;
     for round in 0..10 {
         let (key, key_id) = first.new_key(&token, &game_id, "production").await;
         let (status, _) = config_status(&second, &key).await;
@@ -98,10 +98,9 @@ async fn a_key_revoked_on_one_node_is_refused_by_the_other_as_soon_as_the_revoca
 
 #[tokio::test]
 async fn validation_switched_to_enforce_on_one_node_refuses_on_the_other_within_a_second() {
-    let Some((first, second)) = two_nodes().await else {
+    let Some((first, second, (token, game_id, key))) = two_nodes_with_a_game().await else {
         return;
     };
-    let (token, game_id, key) = first.game_with_key().await;
     let (status, body) = put_schema(
         &first,
         &token,
@@ -132,10 +131,9 @@ async fn validation_switched_to_enforce_on_one_node_refuses_on_the_other_within_
 
 #[tokio::test]
 async fn a_schema_changed_on_one_node_applies_on_the_other_within_a_second() {
-    let Some((first, second)) = two_nodes().await else {
+    let Some((first, second, (token, game_id, key))) = two_nodes_with_a_game().await else {
         return;
     };
-    let (token, game_id, key) = first.game_with_key().await;
     patch_game(
         &first,
         &token,
@@ -165,11 +163,10 @@ async fn a_schema_changed_on_one_node_applies_on_the_other_within_a_second() {
 
 #[tokio::test]
 async fn a_tier_raised_on_one_node_lifts_the_quota_on_the_other_within_a_second() {
-    let Some((first, second)) = two_nodes().await else {
+    // The first account of the instance is its admin, who may change tiers.
+    let Some((first, second, (admin, game_id, key))) = two_nodes_with_a_game().await else {
         return;
     };
-    // The first account of the instance is its admin, who may change tiers.
-    let (admin, game_id, key) = first.game_with_key().await;
     preuse(&first, &game_id, 100_000).await;
     let (status, body) = track(
         &second,
@@ -195,10 +192,9 @@ async fn a_tier_raised_on_one_node_lifts_the_quota_on_the_other_within_a_second(
 
 #[tokio::test]
 async fn a_board_definition_changed_on_one_node_applies_on_the_other_within_a_second() {
-    let Some((first, second)) = two_nodes().await else {
+    let Some((first, second, (token, game_id, key))) = two_nodes_with_a_game().await else {
         return;
     };
-    let (token, game_id, key) = first.game_with_key().await;
     let submit = |player: String, score: f64| {
         let request = second
             .game(Method::POST, "/v1/leaderboards", &key)
@@ -235,10 +231,9 @@ async fn a_board_definition_changed_on_one_node_applies_on_the_other_within_a_se
 
 #[tokio::test]
 async fn a_role_changed_on_one_node_holds_on_the_other() {
-    let Some((first, second)) = two_nodes().await else {
+    let Some((first, second, (owner, game_id, _key))) = two_nodes_with_a_game().await else {
         return;
     };
-    let (owner, game_id, _key) = first.game_with_key().await;
     let (member, member_id) = first.new_member(&owner, &game_id, "editor").await;
     let create_board = |name: &'static str| {
         second
@@ -270,10 +265,9 @@ async fn a_role_changed_on_one_node_holds_on_the_other() {
 
 #[tokio::test]
 async fn a_missed_announcement_is_caught_by_the_version_check() {
-    let Some((first, second)) = two_nodes().await else {
+    let Some((first, second, (_token, _game_id, key))) = two_nodes_with_a_game().await else {
         return;
     };
-    let (_token, _game_id, key) = first.game_with_key().await;
     assert_eq!(config_status(&second, &key).await.0, 200);
 
     // A change whose pub/sub message never arrives: the key is revoked behind the nodes' backs

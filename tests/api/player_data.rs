@@ -14,56 +14,35 @@ async fn seed_player(app: &TestApp, key: &str, player: &str, score: f64) {
     ]);
     let (status, body) = app.game_json(Method::POST, "/v1/track", key, events).await;
     assert_eq!(status, 202, "{body}");
-    let (status, body) = app
-        .game_json(
-            Method::POST,
-            "/v1/leaderboards",
-            key,
-            json!({ "board_name": "arena", "player_id": player, "score": score }),
-        )
+    app.game(Method::POST, "/v1/leaderboards", key)
+        .json(&json!({ "board_name": "arena", "player_id": player, "score": score }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
-    let (status, body) = app
-        .game_json(
-            Method::POST,
-            "/v1/achievements/unlock",
-            key,
-            json!({ "achievement_key": "first_blood", "player_id": player }),
-        )
+    app.game(Method::POST, "/v1/achievements/unlock", key)
+        .json(&json!({ "achievement_key": "first_blood", "player_id": player }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
-    let (status, body) = app
-        .game_json(
-            Method::PUT,
-            &format!("/v1/saves/{player}/slot-1"),
-            key,
-            json!({ "data": { "gold": 12 }, "version": 0 }),
-        )
+    app.game(Method::PUT, &format!("/v1/saves/{player}/slot-1"), key)
+        .json(&json!({ "data": { "gold": 12 }, "version": 0 }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
-    let (status, body) = app
-        .game_json(
-            Method::POST,
-            "/v1/activity",
-            key,
-            json!({ "player_id": player, "activity": "In a match" }),
-        )
+    app.game(Method::POST, "/v1/activity", key)
+        .json(&json!({ "player_id": player, "activity": "In a match" }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
 }
 
 /// A game with an achievement and two seeded players, ana and bob: (token, game_id, key).
 async fn game_with_two_players(app: &TestApp) -> (String, String, String) {
     let (token, game_id, key) = app.game_with_key().await;
-    let (status, body) = app
-        .dashboard_json(
-            Method::POST,
-            &format!("/v1/games/{game_id}/achievements"),
-            &token,
-            json!({ "key": "first_blood", "name": "First Blood", "description": "", "points": 10 }),
-        )
-        .await;
-    assert_eq!(status, 201, "{body}");
+    app.dashboard(
+        Method::POST,
+        &format!("/v1/games/{game_id}/achievements"),
+        &token,
+    )
+    .json(&json!({ "key": "first_blood", "name": "First Blood", "description": "", "points": 10 }))
+    .expect_status(201)
+    .await;
     seed_player(app, &key, "ana", 10.0).await;
     seed_player(app, &key, "bob", 20.0).await;
     (token, game_id, key)
@@ -170,10 +149,10 @@ async fn an_erase_removes_the_player_everywhere_and_leaves_others_untouched() {
     let (_, after) = export(&app, &token, &game_id, "ana").await;
     assert_eq!(after["counts"], counts(0, 0, 0), "{after}");
     // What the game sees: the live ranking, presence, saves and unlocks.
-    let (status, board) = app
-        .game_call(Method::GET, "/v1/leaderboards/arena", &key)
+    let board = app
+        .game(Method::GET, "/v1/leaderboards/arena", &key)
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{board}");
     let players: Vec<&str> = board["entries"]
         .as_array()
         .unwrap()
@@ -260,10 +239,9 @@ async fn only_the_owner_exports_erases_or_reads_the_audit() {
     for caller in [&editor, &stranger] {
         assert_eq!(export(&app, caller, &game_id, "ana").await.0, 403);
         assert_eq!(erase(&app, caller, &game_id, "ana").await.0, 403);
-        let (status, _) = app
-            .dashboard_call(Method::GET, &format!("/v1/games/{game_id}/audit"), caller)
+        app.dashboard(Method::GET, &format!("/v1/games/{game_id}/audit"), caller)
+            .expect_status(403)
             .await;
-        assert_eq!(status, 403);
     }
     let (_, ana) = export(&app, &token, &game_id, "ana").await;
     assert_eq!(ana["counts"], counts(2, 1, 1), "nothing was erased");
@@ -305,10 +283,10 @@ async fn a_player_with_more_events_than_one_read_exports_and_erases_every_one() 
         let events: Vec<Value> = (0..size)
             .map(|i| json!({ "event_name": "tick", "session_id": "s", "player_id": "ana", "properties": { "n": batch * 100 + i } }))
             .collect();
-        let (status, body) = app
-            .game_json(Method::POST, "/v1/track", &key, Value::Array(events))
+        app.game(Method::POST, "/v1/track", &key)
+            .json(&Value::Array(events))
+            .expect_status(202)
             .await;
-        assert_eq!(status, 202, "{body}");
     }
     let bob_events = json!([
         { "event_name": "tick", "session_id": "s", "player_id": "bob" },
@@ -342,15 +320,14 @@ async fn a_player_with_more_events_than_one_read_exports_and_erases_every_one() 
 async fn an_erase_takes_the_player_off_archived_and_current_periods_and_drops_bans() {
     let app = spawn_app().await;
     let (token, game_id, key) = app.game_with_key().await;
-    let (status, _) = app
-        .dashboard_json(
-            Method::POST,
-            &format!("/v1/games/{game_id}/leaderboards"),
-            &token,
-            json!({ "board_name": "daily", "period": "daily" }),
-        )
-        .await;
-    assert_eq!(status, 201);
+    app.dashboard(
+        Method::POST,
+        &format!("/v1/games/{game_id}/leaderboards"),
+        &token,
+    )
+    .json(&json!({ "board_name": "daily", "period": "daily" }))
+    .expect_status(201)
+    .await;
     let submit = |player: &'static str, score: f64| {
         let body = json!({ "board_name": "daily", "player_id": player, "score": score });
         app.game_json(Method::POST, "/v1/leaderboards", &key, body)
@@ -372,14 +349,13 @@ async fn an_erase_takes_the_player_off_archived_and_current_periods_and_drops_ba
             .0,
         200
     );
-    let (status, _) = app
-        .dashboard_call(
-            Method::POST,
-            &format!("/v1/games/{game_id}/leaderboards/arena/entries/ana/ban"),
-            &token,
-        )
-        .await;
-    assert_eq!(status, 200);
+    app.dashboard(
+        Method::POST,
+        &format!("/v1/games/{game_id}/leaderboards/arena/entries/ana/ban"),
+        &token,
+    )
+    .expect_status(200)
+    .await;
 
     let (status, erased) = erase(&app, &token, &game_id, "ana").await;
 

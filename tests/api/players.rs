@@ -3,7 +3,7 @@
 //! games refusing requests without one, `key_reads`, and rate limits per player.
 use crate::helpers::{spawn_app, spawn_app_with, Fetch, TestApp};
 use hmac::{Hmac, Mac};
-use reqwest::Method;
+use reqwest::{Method, RequestBuilder};
 use serde_json::{json, Value};
 use sha2::Sha256;
 
@@ -17,11 +17,10 @@ async fn game_with_player_auth(app: &TestApp, mode: &str) -> (String, String, St
 }
 
 async fn set_game(app: &TestApp, token: &str, game_id: &str, body: Value) -> Value {
-    let (status, game) = app
-        .dashboard_json(Method::PATCH, &format!("/v1/games/{game_id}"), token, body)
-        .await;
-    assert_eq!(status, 200, "{game}");
-    game
+    app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), token)
+        .json(&body)
+        .expect_status(200)
+        .await
 }
 
 async fn sign_in(app: &TestApp, key: &str, identity: Value) -> (u16, Value) {
@@ -39,19 +38,11 @@ async fn device_player(app: &TestApp, key: &str, device: &str) -> (String, Strin
     )
 }
 
-/// A game-side request with a player token beside the key.
-async fn as_player(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    key: &str,
-    token: &str,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let request = app.game(method, path, key).header("x-player-token", token);
+/// The request with `body` as its JSON body, if there is one.
+fn with_json(request: RequestBuilder, body: Option<Value>) -> RequestBuilder {
     match body {
-        Some(body) => request.json(&body).fetch().await,
-        None => request.fetch().await,
+        Some(body) => request.json(&body),
+        None => request,
     }
 }
 
@@ -62,14 +53,14 @@ fn sign(secret: &str, custom_id: &str, timestamp: i64) -> String {
 }
 
 async fn player_secret(app: &TestApp, token: &str, game_id: &str) -> String {
-    let (status, body) = app
-        .dashboard_call(
+    let body = app
+        .dashboard(
             Method::POST,
             &format!("/v1/games/{game_id}/player-secret"),
             token,
         )
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
     body["secret"].as_str().unwrap().to_string()
 }
 
@@ -91,16 +82,10 @@ async fn off_by_default_the_key_acts_as_any_player_and_no_token_is_issued() {
         "Player identity is off for this game (player_auth)"
     );
     // A stray token header changes nothing while the game has it off.
-    let (status, body) = as_player(
-        &app,
-        Method::PUT,
-        "/v1/saves/anyone/slot1",
-        &key,
-        "not-a-token",
-        Some(json!({ "data": { "gold": 1 }, "version": 0 })),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
+    app.player(Method::PUT, "/v1/saves/anyone/slot1", &key, "not-a-token")
+        .json(&json!({ "data": { "gold": 1 }, "version": 0 }))
+        .expect_status(200)
+        .await;
 }
 
 #[tokio::test]
@@ -192,57 +177,41 @@ async fn a_player_token_acts_only_as_its_player_on_every_player_scoped_route() {
     ];
     for (method, path, body) in attempts {
         let (status, answer) =
-            as_player(&app, method.clone(), &path, &key, &player_token, body).await;
+            with_json(app.player(method.clone(), &path, &key, &player_token), body)
+                .fetch()
+                .await;
         assert_eq!(status, 403, "{method} {path}: {answer}");
         assert_eq!(answer["error"], "This player token is for another player");
     }
     // Nothing was stored for the other player.
-    let (status, _) = app
-        .game_call(Method::GET, &format!("/v1/saves/{someone}/main"), &key)
+    app.game(Method::GET, &format!("/v1/saves/{someone}/main"), &key)
+        .expect_status(404)
         .await;
-    assert_eq!(status, 404);
 
     // As itself, every route works; an event without player_id becomes the token's player's.
-    let (status, body) = as_player(
-        &app,
+    app.player(
         Method::PUT,
         &format!("/v1/saves/{me}/main"),
         &key,
         &player_token,
-        Some(json!({ "data": { "gold": 7 }, "version": 0 })),
     )
+    .json(&json!({ "data": { "gold": 7 }, "version": 0 }))
+    .expect_status(200)
     .await;
-    assert_eq!(status, 200, "{body}");
-    let (status, body) = as_player(
-        &app,
-        Method::POST,
-        "/v1/achievements/unlock",
-        &key,
-        &player_token,
-        Some(json!({ "achievement_key": "first", "player_id": me })),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-    let (status, body) = as_player(
-        &app,
-        Method::POST,
-        "/v1/leaderboards",
-        &key,
-        &player_token,
-        Some(json!({ "board_name": "b", "player_id": me, "score": 3 })),
-    )
-    .await;
+    app.player(Method::POST, "/v1/achievements/unlock", &key, &player_token)
+        .json(&json!({ "achievement_key": "first", "player_id": me }))
+        .expect_status(200)
+        .await;
+    let (status, body) = app
+        .player(Method::POST, "/v1/leaderboards", &key, &player_token)
+        .json(&json!({ "board_name": "b", "player_id": me, "score": 3 }))
+        .fetch()
+        .await;
     assert_eq!((status, body["rank"].clone()), (200, json!(1)), "{body}");
-    let (status, body) = as_player(
-        &app,
-        Method::POST,
-        "/v1/track",
-        &key,
-        &player_token,
-        Some(json!([{ "event_name": "anon", "session_id": "s" }])),
-    )
-    .await;
-    assert_eq!(status, 202, "{body}");
+    app.player(Method::POST, "/v1/track", &key, &player_token)
+        .json(&json!([{ "event_name": "anon", "session_id": "s" }]))
+        .expect_status(202)
+        .await;
     let (_, recent) = app
         .dashboard_call(
             Method::GET,
@@ -253,26 +222,17 @@ async fn a_player_token_acts_only_as_its_player_on_every_player_scoped_route() {
     assert_eq!(recent["events"][0]["player_id"], me.as_str());
 
     // Public reads about other players stay open: boards, achievements, presence of one player.
-    let (status, _) = as_player(
-        &app,
-        Method::GET,
-        "/v1/leaderboards/b",
-        &key,
-        &player_token,
-        None,
-    )
-    .await;
-    assert_eq!(status, 200);
-    let (status, _) = as_player(
-        &app,
+    app.player(Method::GET, "/v1/leaderboards/b", &key, &player_token)
+        .expect_status(200)
+        .await;
+    app.player(
         Method::GET,
         &format!("/v1/achievements?player_id={someone}"),
         &key,
         &player_token,
-        None,
     )
+    .expect_status(200)
     .await;
-    assert_eq!(status, 200);
 }
 
 #[tokio::test]
@@ -302,11 +262,8 @@ async fn required_games_refuse_player_scoped_requests_without_a_token() {
             Some(json!({ "event_name": "e", "session_id": "s" })),
         ),
     ] {
-        let request = app.game(method.clone(), path, &key);
-        let (status, answer) = match body {
-            Some(body) => request.json(&body).fetch().await,
-            None => request.fetch().await,
-        };
+        let request = with_json(app.game(method.clone(), path, &key), body);
+        let (status, answer) = request.fetch().await;
         assert_eq!(status, 401, "{method} {path}: {answer}");
         assert!(
             answer["error"].as_str().unwrap().contains("x-player-token"),
@@ -320,26 +277,13 @@ async fn required_games_refuse_player_scoped_requests_without_a_token() {
     assert_eq!(status, 200);
     // With a token, it all works.
     let (token, me) = device_player(&app, &key, DEVICE).await;
-    let (status, body) = as_player(
-        &app,
-        Method::POST,
-        "/v1/track",
-        &key,
-        &token,
-        Some(json!({ "event_name": "e", "session_id": "s" })),
-    )
-    .await;
-    assert_eq!(status, 202, "{body}");
-    let (status, _) = as_player(
-        &app,
-        Method::GET,
-        &format!("/v1/saves/{me}"),
-        &key,
-        &token,
-        None,
-    )
-    .await;
-    assert_eq!(status, 200);
+    app.player(Method::POST, "/v1/track", &key, &token)
+        .json(&json!({ "event_name": "e", "session_id": "s" }))
+        .expect_status(202)
+        .await;
+    app.player(Method::GET, &format!("/v1/saves/{me}"), &key, &token)
+        .expect_status(200)
+        .await;
 }
 
 #[tokio::test]
@@ -351,15 +295,17 @@ async fn stolen_expired_and_forged_tokens_are_refused() {
     let path = format!("/v1/saves/{me}/main");
 
     // A token of one game does not open another game, even for "the same" player id.
-    let (status, body) = as_player(&app, Method::GET, &path, &other_key, &token, None).await;
-    assert_eq!(status, 401, "{body}");
+    let body = app
+        .player(Method::GET, &path, &other_key, &token)
+        .expect_status(401)
+        .await;
     assert_eq!(body["error"], "This player token is for another game");
 
     // A token whose signature was tampered with.
     let mut forged = token.clone();
     let last = forged.pop().unwrap();
     forged.push(if last == 'A' { 'B' } else { 'A' });
-    let (status, body) = as_player(&app, Method::GET, &path, &key, &forged, None).await;
+    let (status, body) = app.player(Method::GET, &path, &key, &forged).fetch().await;
     assert_eq!(
         (status, body["error"].clone()),
         (401, json!("Invalid player token"))
@@ -367,36 +313,26 @@ async fn stolen_expired_and_forged_tokens_are_refused() {
 
     // A dashboard token is not a player token.
     let dashboard = app.new_user().await;
-    let (status, _) = as_player(&app, Method::GET, &path, &key, &dashboard, None).await;
-    assert_eq!(status, 401);
+    app.player(Method::GET, &path, &key, &dashboard)
+        .expect_status(401)
+        .await;
 
     // Refreshing gives a new token; after an hour the old one has expired.
-    let (status, refreshed) = as_player(
-        &app,
-        Method::POST,
-        "/v1/players/refresh",
-        &key,
-        &token,
-        None,
-    )
-    .await;
-    assert_eq!(status, 200, "{refreshed}");
+    let refreshed = app
+        .player(Method::POST, "/v1/players/refresh", &key, &token)
+        .expect_status(200)
+        .await;
     assert_eq!(refreshed["player_id"], me.as_str());
     app.clock.advance(chrono::Duration::seconds(3601));
-    let (status, body) = as_player(&app, Method::GET, &path, &key, &token, None).await;
+    let (status, body) = app.player(Method::GET, &path, &key, &token).fetch().await;
     assert_eq!(
         (status, body["error"].clone()),
         (401, json!("Token expired"))
     );
-    let (status, _) = as_player(
-        &app,
-        Method::POST,
-        "/v1/players/refresh",
-        &key,
-        &token,
-        None,
-    )
-    .await;
+    let (status, _) = app
+        .player(Method::POST, "/v1/players/refresh", &key, &token)
+        .fetch()
+        .await;
     assert_eq!(
         status, 401,
         "an expired token cannot be refreshed: sign in again"
@@ -436,16 +372,11 @@ async fn custom_ids_need_the_studio_signature_and_identities_link_to_one_player(
 
     // A device first, then the account linked to it: both sign in as the same player.
     let (token, me) = device_player(&app, &key, DEVICE).await;
-    let (status, linked) = as_player(
-        &app,
-        Method::POST,
-        "/v1/players/link",
-        &key,
-        &token,
-        Some(signed("acc-42", now)),
-    )
-    .await;
-    assert_eq!(status, 200, "{linked}");
+    let linked = app
+        .player(Method::POST, "/v1/players/link", &key, &token)
+        .json(&signed("acc-42", now))
+        .expect_status(200)
+        .await;
     assert_eq!(
         (linked["player_id"].clone(), linked["linked"].clone()),
         (json!(me), json!(true))
@@ -460,16 +391,10 @@ async fn custom_ids_need_the_studio_signature_and_identities_link_to_one_player(
 
     // An identity another player holds cannot be taken over.
     let (other_token, _) = device_player(&app, &key, "a-second-device-99999").await;
-    let (status, body) = as_player(
-        &app,
-        Method::POST,
-        "/v1/players/link",
-        &key,
-        &other_token,
-        Some(json!({ "device_id": DEVICE })),
-    )
-    .await;
-    assert_eq!(status, 409, "{body}");
+    app.player(Method::POST, "/v1/players/link", &key, &other_token)
+        .json(&json!({ "device_id": DEVICE }))
+        .expect_status(409)
+        .await;
     let (status, _) = app
         .game_json(
             Method::POST,
@@ -518,7 +443,7 @@ async fn one_noisy_player_is_limited_without_using_up_the_game() {
     let (quiet, _) = device_player(&app, &key, "a-quiet-device-000000").await;
     let path = format!("/v1/saves/{me}");
     for _ in 0..5 {
-        let (status, _) = as_player(&app, Method::GET, &path, &key, &noisy, None).await;
+        let (status, _) = app.player(Method::GET, &path, &key, &noisy).fetch().await;
         assert_eq!(status, 200);
     }
     let response = app
@@ -533,10 +458,14 @@ async fn one_noisy_player_is_limited_without_using_up_the_game() {
     // A player who ignores 429 and keeps going past the key's own limit (50) spends only their
     // own window: what it refuses is not counted in the game's.
     for _ in 0..60 {
-        let (status, _) = as_player(&app, Method::GET, &path, &key, &noisy, None).await;
-        assert_eq!(status, 429);
+        app.player(Method::GET, &path, &key, &noisy)
+            .expect_status(429)
+            .await;
     }
-    let (status, _) = as_player(&app, Method::GET, "/v1/leaderboards/b", &key, &quiet, None).await;
+    let (status, _) = app
+        .player(Method::GET, "/v1/leaderboards/b", &key, &quiet)
+        .fetch()
+        .await;
     assert_eq!(status, 200, "another player of the game is not held back");
 }
 

@@ -240,14 +240,10 @@ async fn invalid_activity_requests_are_refused() {
         "nothing was stored"
     );
 
-    let (status, _) = app
-        .call_json(
-            Method::POST,
-            "/v1/activity",
-            json!({ "player_id": "a", "activity": "x" }),
-        )
+    app.request(Method::POST, "/v1/activity")
+        .json(&json!({ "player_id": "a", "activity": "x" }))
+        .expect_status(401)
         .await;
-    assert_eq!(status, 401);
     let (status, _) = app.call(Method::GET, "/v1/presence").await;
     assert_eq!(status, 401);
 }
@@ -263,15 +259,10 @@ async fn one_games_presence_is_invisible_to_another() {
         get(&app, &other_key, "/v1/presence").await.1["active_count"],
         0
     );
-    let (status, _) = app
-        .game_json(
-            Method::DELETE,
-            "/v1/activity",
-            &other_key,
-            json!({ "player_id": "ana" }),
-        )
+    app.game(Method::DELETE, "/v1/activity", &other_key)
+        .json(&json!({ "player_id": "ana" }))
+        .expect_status(204)
         .await;
-    assert_eq!(status, 204);
     assert_eq!(
         get(&app, &key, "/v1/presence/ana").await.0,
         200,

@@ -2,7 +2,7 @@
 //! pass that deletes older events (triggered here directly, as the worker would, with the
 //! test clock).
 use crate::events::stored;
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{spawn_app, Fetch, TestApp};
 use chrono::Duration;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -30,10 +30,10 @@ async fn track_aged(app: &TestApp, key: &str, ages_in_days: &[i64]) {
             })
         })
         .collect();
-    let (status, body) = app
-        .game_json(Method::POST, "/v1/track", key, Value::Array(events))
+    app.game(Method::POST, "/v1/track", key)
+        .json(&Value::Array(events))
+        .expect_status(202)
         .await;
-    assert_eq!(status, 202, "{body}");
 }
 
 async fn names(app: &TestApp, game_id: &str) -> Vec<String> {

@@ -75,10 +75,10 @@ async fn a_save_is_created_read_replaced_listed_and_deleted() {
         );
     }
 
-    let (status, list) = app
-        .game_call(Method::GET, "/v1/saves/steam:7656119", &key)
+    let list = app
+        .game(Method::GET, "/v1/saves/steam:7656119", &key)
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{list}");
     assert_eq!(list["player_id"], "steam:7656119");
     let slots: Vec<&str> = list["saves"]
         .as_array()
@@ -102,10 +102,9 @@ async fn a_save_is_created_read_replaced_listed_and_deleted() {
     assert_eq!(first["updated_at"], replaced["updated_at"]);
     assert!(first.get("data").is_none(), "listings leave the data out");
 
-    let (status, _) = app
-        .game_call(Method::DELETE, "/v1/saves/steam:7656119/slot-1", &key)
+    app.game(Method::DELETE, "/v1/saves/steam:7656119/slot-1", &key)
+        .expect_status(204)
         .await;
-    assert_eq!(status, 204);
     let (status, body) = get_save(&app, &key, "steam:7656119", "slot-1").await;
     assert_eq!(status, 404);
     assert!(body["error"].is_string());
@@ -167,10 +166,9 @@ async fn writes_from_a_stale_version_are_refused_with_the_stored_version() {
     );
     assert_eq!(body["version"], 2);
     assert_eq!(get_save(&app, &key, "p1", "main").await.0, 200);
-    let (status, _) = app
-        .game_call(Method::DELETE, "/v1/saves/p1/main?version=2", &key)
+    app.game(Method::DELETE, "/v1/saves/p1/main?version=2", &key)
+        .expect_status(204)
         .await;
-    assert_eq!(status, 204);
 }
 
 #[tokio::test]

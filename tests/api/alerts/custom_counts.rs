@@ -1,33 +1,19 @@
 //! `GET /v1/games/{id}/metrics?metric=events&event_name=…`: any custom event counted per day
 //! or hour (and its distinct players with `active_users`).
+use super::metrics::{half_past, point_values};
 use crate::{
     funnels::{ev, seed_events},
     helpers::{spawn_app, Fetch},
 };
 use chrono::Duration;
 use reqwest::Method;
-use serde_json::Value;
-
-fn values(body: &Value) -> Vec<Option<f64>> {
-    body["points"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["value"].as_f64())
-        .collect()
-}
 
 #[tokio::test]
 async fn a_custom_event_is_counted_per_day_and_per_hour() {
     let app = spawn_app().await;
     let (token, game_id, _) = app.game_with_key().await;
     let today = app.state.now().date_naive();
-    let at = |days_ago: i64, hour: u32| {
-        (today - Duration::days(days_ago))
-            .and_hms_opt(hour, 30, 0)
-            .unwrap()
-            .and_utc()
-    };
+    let at = |days_ago: i64, hour: u32| half_past(today, days_ago, hour);
     seed_events(
         &app,
         &game_id,
@@ -54,14 +40,14 @@ async fn a_custom_event_is_counted_per_day_and_per_hour() {
     let (status, body) = metric("metric=events&event_name=level_complete".into()).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["event_name"], "level_complete");
-    assert_eq!(values(&body), [Some(3.0), Some(0.0), Some(1.0)]);
+    assert_eq!(point_values(&body), [Some(3.0), Some(0.0), Some(1.0)]);
     assert_eq!(body["total"], 4.0);
 
     let (_, players) = metric("metric=active_users&event_name=level_complete".into()).await;
-    assert_eq!(values(&players), [Some(2.0), Some(0.0), Some(1.0)]);
+    assert_eq!(point_values(&players), [Some(2.0), Some(0.0), Some(1.0)]);
 
     let (_, hourly) = metric("metric=events&event_name=level_complete&bucket=hour".into()).await;
-    let hours = values(&hourly);
+    let hours = point_values(&hourly);
     assert_eq!(hours.len(), 72);
     assert_eq!(
         (hours[1], hours[4], hours[48]),

@@ -95,15 +95,8 @@ async fn each_kind_fires_when_its_metric_crosses_the_threshold() {
 async fn each_kind_stays_quiet_below_its_threshold_and_on_a_zero_baseline() {
     let (app, sink, receiver) = alert_app().await;
     for (kind, _) in KINDS {
-        let (token, game_id, _) = app.game_with_key().await;
-        let (threshold, window, events) = scenario(kind, false);
-        seed_events(&app, &game_id, &events).await;
-        let rule = create_rule(
-            &app,
-            &token,
-            rule_body(&game_id, kind, threshold, window, Some(&receiver.hook())),
-        )
-        .await;
+        let (token, game_id, rule) =
+            watched_game(&app, kind, false, None, Some(&receiver.hook())).await;
         let result = evaluate(&app, &token, &rule).await;
         assert_eq!(
             (result["fired"].as_bool(), result["triggered"].as_bool()),
@@ -118,6 +111,7 @@ async fn each_kind_stays_quiet_below_its_threshold_and_on_a_zero_baseline() {
 
         // Only the current period has data: a zero baseline never fires.
         let (token, game_id, _) = app.game_with_key().await;
+        let (threshold, window, _) = scenario(kind, false);
         let now = Utc::now();
         let fresh = match kind {
             "crash_spike" => many("crash", 50, now - Duration::minutes(5), json!({})),

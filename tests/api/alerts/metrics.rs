@@ -4,21 +4,34 @@ use crate::{
     funnels::{ev, seed_events},
     helpers::{spawn_app, Fetch},
 };
-use chrono::Duration;
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use reqwest::Method;
 use serde_json::{json, Value};
+
+/// The value of each point of a metrics answer, in order.
+pub(super) fn point_values(body: &Value) -> Vec<Option<f64>> {
+    body["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["value"].as_f64())
+        .collect()
+}
+
+/// `hour`:30 UTC on the day `days_ago` days before `today`.
+pub(super) fn half_past(today: NaiveDate, days_ago: i64, hour: u32) -> DateTime<Utc> {
+    (today - Duration::days(days_ago))
+        .and_hms_opt(hour, 30, 0)
+        .unwrap()
+        .and_utc()
+}
 
 #[tokio::test]
 async fn metrics_chart_each_series_over_utc_days_or_hours() {
     let app = spawn_app().await;
     let (token, game_id, _) = app.game_with_key().await;
     let today = app.state.now().date_naive();
-    let at = |days_ago: i64, hour: u32| {
-        (today - Duration::days(days_ago))
-            .and_hms_opt(hour, 30, 0)
-            .unwrap()
-            .and_utc()
-    };
+    let at = |days_ago: i64, hour: u32| half_past(today, days_ago, hour);
     seed_events(
         &app,
         &game_id,
@@ -44,37 +57,29 @@ async fn metrics_chart_each_series_over_utc_days_or_hours() {
         async move { request.fetch().await }
     };
     let (from, to) = (today - Duration::days(2), today);
-    let values = |body: &Value| {
-        body["points"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["value"].as_f64())
-            .collect::<Vec<_>>()
-    };
 
     let (status, body) = metric(format!("metric=crashes&from={from}&to={to}")).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["bucket"], "day");
-    assert_eq!(values(&body), vec![Some(2.0), Some(1.0), Some(0.0)]);
+    assert_eq!(point_values(&body), vec![Some(2.0), Some(1.0), Some(0.0)]);
     assert_eq!(body["total"], 3.0);
     assert_eq!(body["points"][0]["start"], format!("{from}T00:00:00Z"));
 
     let (_, body) = metric(format!("metric=events&from={from}&to={to}")).await;
     assert_eq!(
-        values(&body),
+        point_values(&body),
         vec![Some(3.0), Some(6.0), Some(0.0)],
         "every event counts"
     );
     assert_eq!(body["total"], 9.0);
     let (_, body) = metric(format!("metric=log_errors&from={from}&to={to}")).await;
-    assert_eq!(values(&body), vec![Some(0.0), Some(2.0), Some(0.0)]);
+    assert_eq!(point_values(&body), vec![Some(0.0), Some(2.0), Some(0.0)]);
     let (_, body) = metric(format!("metric=revenue&from={from}&to={to}")).await;
-    assert_eq!(values(&body), vec![Some(4.99), Some(10.0), Some(0.0)]);
+    assert_eq!(point_values(&body), vec![Some(4.99), Some(10.0), Some(0.0)]);
     let (_, body) = metric(format!("metric=dau&from={from}&to={to}")).await;
     assert_eq!(body["metric"], "active_users");
     assert_eq!(
-        values(&body),
+        point_values(&body),
         vec![Some(2.0), Some(3.0), Some(0.0)],
         "a, b; a, b and the anonymous session"
     );
@@ -82,7 +87,7 @@ async fn metrics_chart_each_series_over_utc_days_or_hours() {
 
     let day = today - Duration::days(1);
     let (_, body) = metric(format!("metric=crashes&bucket=hour&from={day}&to={day}")).await;
-    let hourly = values(&body);
+    let hourly = point_values(&body);
     assert_eq!(hourly.len(), 24);
     assert_eq!(hourly[5], Some(1.0));
     assert_eq!(hourly.iter().flatten().sum::<f64>(), 1.0);
@@ -129,14 +134,13 @@ async fn metrics_chart_each_series_over_utc_days_or_hours() {
         assert_eq!(status, 400, "{why}: {body}");
     }
     let outsider = app.new_user().await;
-    let (status, _) = app
-        .dashboard_call(
-            Method::GET,
-            &format!("/v1/games/{game_id}/metrics?metric=crashes"),
-            &outsider,
-        )
-        .await;
-    assert_eq!(status, 403);
+    app.dashboard(
+        Method::GET,
+        &format!("/v1/games/{game_id}/metrics?metric=crashes"),
+        &outsider,
+    )
+    .expect_status(403)
+    .await;
 }
 
 #[tokio::test]
@@ -147,14 +151,14 @@ async fn retention_metric_follows_daily_cohorts() {
     seed_events(&app, &game_id, &events).await;
     let today = app.state.now().date_naive();
     let (from, to) = (today - Duration::days(11), today - Duration::days(6));
-    let (status, body) = app
-        .dashboard_call(
+    let body = app
+        .dashboard(
             Method::GET,
             &format!("/v1/games/{game_id}/metrics?metric=retention_d7&from={from}&to={to}"),
             &token,
         )
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
     let points = body["points"].as_array().unwrap();
     let values: Vec<Option<f64>> = points.iter().map(|p| p["value"].as_f64()).collect();
     assert_eq!(

@@ -1,6 +1,6 @@
 //! Alert rules in the dashboard: validation, and who may read or change them.
 use super::{create_rule, rule_body};
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, Fetch};
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -124,14 +124,14 @@ async fn members_read_rules_editors_change_them_outsiders_see_nothing() {
     let (viewer, _) = app.new_member(&owner, &game_id, "viewer").await;
     let outsider = app.new_user().await;
 
-    let (status, list) = app
-        .dashboard_call(
+    let list = app
+        .dashboard(
             Method::GET,
             &format!("/v1/alerts?game_id={game_id}"),
             &viewer,
         )
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{list}");
     assert_eq!(list["rules"][0]["rule_id"], rule["rule_id"]);
     assert!(
         !list.to_string().contains("secret-token"),

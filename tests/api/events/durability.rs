@@ -101,6 +101,32 @@ async fn post(
     request.fetch().await
 }
 
+/// Creates a game named `name` and a production key of it on the server at `base`:
+/// (game_id, key).
+async fn game_with_production_key(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    name: &str,
+) -> (String, String) {
+    let (_, game) = post(
+        client,
+        format!("{base}/v1/games"),
+        Some(token),
+        json!({ "name": name }),
+    )
+    .await;
+    let game_id = game["game_id"].as_str().unwrap().to_string();
+    let (_, key) = post(
+        client,
+        format!("{base}/v1/games/{game_id}/api-keys"),
+        Some(token),
+        json!({ "environment": "production" }),
+    )
+    .await;
+    (game_id, key["key"].as_str().unwrap().to_string())
+}
+
 #[tokio::test]
 async fn every_acknowledged_event_survives_kill_9_exactly_once() {
     let backend = Backend::fresh().await;
@@ -119,22 +145,7 @@ async fn every_acknowledged_event_survives_kill_9_exactly_once() {
     .await;
     assert_eq!(status, 201, "{registered}");
     let token = registered["token"].as_str().unwrap().to_string();
-    let (_, game) = post(
-        &client,
-        format!("{base}/v1/games"),
-        Some(&token),
-        json!({ "name": "Crash Test" }),
-    )
-    .await;
-    let game_id = game["game_id"].as_str().unwrap().to_string();
-    let (_, key) = post(
-        &client,
-        format!("{base}/v1/games/{game_id}/api-keys"),
-        Some(&token),
-        json!({ "environment": "production" }),
-    )
-    .await;
-    let key = key["key"].as_str().unwrap().to_string();
+    let (game_id, key) = game_with_production_key(&client, &base, &token, "Crash Test").await;
 
     // 16 clients send batches of 5 identified events as fast as they can.
     let acknowledged = Arc::new(parking_lot::Mutex::new(Vec::<String>::new()));
@@ -306,25 +317,11 @@ async fn every_acknowledged_event_survives_kill_9_exactly_once() {
     // Right after, a new game's first event is stored at once (it used to wait for a
     // connection of the writers' pool, 10 s, and fail with 503).
     let base = server.address.clone();
-    let (_, game) = post(
-        &client,
-        format!("{base}/v1/games"),
-        Some(&token),
-        json!({ "name": "After the crash" }),
-    )
-    .await;
-    let new_game = game["game_id"].as_str().unwrap().to_string();
-    let (_, new_key) = post(
-        &client,
-        format!("{base}/v1/games/{new_game}/api-keys"),
-        Some(&token),
-        json!({ "environment": "production" }),
-    )
-    .await;
+    let (_, new_key) = game_with_production_key(&client, &base, &token, "After the crash").await;
     let started = std::time::Instant::now();
     let (status, body) = client
         .post(format!("{base}/v1/track"))
-        .header("x-game-api-key", new_key["key"].as_str().unwrap())
+        .header("x-game-api-key", &new_key)
         .json(&json!({ "event_name": "first", "session_id": "s" }))
         .fetch()
         .await;
@@ -434,15 +431,12 @@ async fn a_new_games_first_event_is_stored_at_once_while_every_writer_holds_its_
     for round in 0..8 {
         let (status, _) = super::track(&app, &key, super::event("busy")).await;
         assert_eq!(status, 202);
-        let (status, body) = app
-            .game_json(
-                Method::POST,
-                "/v1/leaderboards",
-                &key,
-                json!({ "board_name": "busy", "player_id": format!("p{round}"), "score": round }),
+        app.game(Method::POST, "/v1/leaderboards", &key)
+            .json(
+                &json!({ "board_name": "busy", "player_id": format!("p{round}"), "score": round }),
             )
+            .expect_status(200)
             .await;
-        assert_eq!(status, 200, "{body}");
     }
 
     let (_token, new_game, new_key) = app.game_with_key().await;

@@ -2,7 +2,7 @@
 //! rebuilt from the cold store when the hot-store counter is gone; and the dashboard's view of
 //! it, `GET /v1/games/{game_id}/usage`.
 use super::{batch, event, stored, track};
-use crate::helpers::{services_backend, spawn_app, spawn_on, TestApp, PASSWORD};
+use crate::helpers::{services_backend, spawn_app, spawn_on, Fetch, TestApp, PASSWORD};
 use playtrace::events::{quota::counter_name, writer::month_of};
 use reqwest::Method;
 use serde_json::json;
@@ -44,6 +44,27 @@ pub async fn preuse(app: &TestApp, game_id: &str, used: u64) {
         ),
         "{reservation:?}"
     );
+}
+
+/// Loses the game's hot counter: a new process has an empty in-process store; with Redis, the
+/// key is gone as after a restart without persistence or a FLUSHALL. Returns the app to go on
+/// with (a new node on the same backend, or the same app), whose counter is then missing.
+async fn lose_the_hot_counter(app: TestApp, game_id: &str) -> TestApp {
+    let app = if services_backend() {
+        let handle = app.state.hot.redis.clone().unwrap();
+        let key_name = handle.key(&format!("quota:{}", counter(&app, game_id)));
+        let deleted: i64 = fred::prelude::KeysInterface::del(&handle.pool, key_name)
+            .await
+            .unwrap();
+        assert_eq!(deleted, 1, "the counter lived in Redis");
+        app
+    } else {
+        let backend = app.backend.clone();
+        app.stop().await;
+        spawn_on(backend, |_| {}).await
+    };
+    assert_eq!(hot_count(&app, game_id).await, None);
+    app
 }
 
 #[tokio::test]
@@ -99,15 +120,10 @@ async fn development_and_production_keys_share_the_quota_and_tiers_set_the_limit
     assert_eq!(body["quota"]["remaining"], FREE_LIMIT - 15);
 
     for (tier, limit) in [("indie", 1_000_000u64), ("studio", 10_000_000)] {
-        let (status, _) = app
-            .dashboard_json(
-                Method::PATCH,
-                &format!("/v1/games/{game_id}"),
-                &admin,
-                json!({ "tier": tier }),
-            )
+        app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
+            .json(&json!({ "tier": tier }))
+            .expect_status(200)
             .await;
-        assert_eq!(status, 200);
         let (status, body) = track(&app, &production, event("a")).await;
         assert_eq!(status, 202);
         assert_eq!(body["quota"]["limit"], limit, "{tier}");
@@ -204,22 +220,7 @@ async fn the_count_is_rebuilt_from_the_cold_store_when_the_hot_counter_is_lost()
     )
     .await;
 
-    // Lose the counter: a new process has an empty in-process store; with Redis, the key is
-    // gone as after a restart without persistence or a FLUSHALL.
-    let app = if services_backend() {
-        let handle = app.state.hot.redis.clone().unwrap();
-        let key_name = handle.key(&format!("quota:{}", counter(&app, &game_id)));
-        let deleted: i64 = fred::prelude::KeysInterface::del(&handle.pool, key_name)
-            .await
-            .unwrap();
-        assert_eq!(deleted, 1, "the counter lived in Redis");
-        app
-    } else {
-        let backend = app.backend.clone();
-        app.stop().await;
-        spawn_on(backend, |_| {}).await
-    };
-    assert_eq!(hot_count(&app, &game_id).await, None);
+    let app = lose_the_hot_counter(app, &game_id).await;
 
     let (status, body) = track(&app, &key, event("after_restart")).await;
     assert_eq!(status, 202, "{body}");
@@ -316,14 +317,11 @@ async fn usage_shows_the_count_track_enforces() {
 
     // a new UTC month starts from zero (signed in again: tokens last 7 days)
     app.clock.advance(chrono::Duration::days(32));
-    let (status, login) = app
-        .call_json(
-            Method::POST,
-            "/v1/auth/login",
-            json!({ "email": email, "password": PASSWORD }),
-        )
+    let login = app
+        .request(Method::POST, "/v1/auth/login")
+        .json(&json!({ "email": email, "password": PASSWORD }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{login}");
     let token = login["token"].as_str().unwrap();
     let (status, body) = usage(&app, token, &game_id).await;
     assert_eq!(status, 200, "{body}");
@@ -342,15 +340,10 @@ async fn usage_follows_the_tier_and_survives_a_lost_counter() {
     let game_id = app.create_game(&admin).await;
     let key = app.create_key(&admin, &game_id, "production").await;
     track(&app, &key, batch(20)).await;
-    let (status, _) = app
-        .dashboard_json(
-            Method::PATCH,
-            &format!("/v1/games/{game_id}"),
-            &admin,
-            json!({ "tier": "indie" }),
-        )
+    app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
+        .json(&json!({ "tier": "indie" }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200);
     let (_, body) = usage(&app, &admin, &game_id).await;
     assert_eq!(
         (
@@ -367,22 +360,9 @@ async fn usage_follows_the_tier_and_survives_a_lost_counter() {
         )
     );
 
-    // Lose the counter as in `the_count_is_rebuilt_from_the_cold_store_when_the_hot_counter_is_lost`:
-    // a restarted process, or Redis without the key. The usage is then the stored count.
-    let app = if services_backend() {
-        let handle = app.state.hot.redis.clone().unwrap();
-        let key_name = handle.key(&format!("quota:{}", counter(&app, &game_id)));
-        let deleted: i64 = fred::prelude::KeysInterface::del(&handle.pool, key_name)
-            .await
-            .unwrap();
-        assert_eq!(deleted, 1, "the counter lived in Redis");
-        app
-    } else {
-        let backend = app.backend.clone();
-        app.stop().await;
-        spawn_on(backend, |_| {}).await
-    };
-    assert_eq!(hot_count(&app, &game_id).await, None);
+    // Lose the counter (a restarted process, or Redis without the key): the usage is then the
+    // stored count.
+    let app = lose_the_hot_counter(app, &game_id).await;
     let (status, body) = usage(&app, &admin, &game_id).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["used"], 20, "read from the cold store: {body}");

@@ -1,6 +1,6 @@
 //! Event schemas (dashboard) and the `event_validation` modes of `/v1/track`.
 use super::{stored, track};
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{spawn_app, Fetch, TestApp};
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -33,15 +33,10 @@ pub async fn put_schema(
 }
 
 async fn set_validation(app: &TestApp, token: &str, game_id: &str, mode: &str) {
-    let (status, body) = app
-        .dashboard_json(
-            Method::PATCH,
-            &format!("/v1/games/{game_id}"),
-            token,
-            json!({ "event_validation": mode }),
-        )
+    app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), token)
+        .json(&json!({ "event_validation": mode }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
 }
 
 fn purchases() -> Value {
@@ -85,10 +80,10 @@ async fn schemas_are_created_replaced_listed_read_and_deleted() {
         .collect();
     assert_eq!(names, vec!["boss fight", "purchase"]);
 
-    let (status, one) = app
-        .dashboard_call(Method::GET, &format!("{base}/purchase"), &token)
+    let one = app
+        .dashboard(Method::GET, &format!("{base}/purchase"), &token)
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200);
     assert_eq!(one["schema"], json!({ "type": "object" }));
 
     let (status, _) = app
@@ -96,10 +91,10 @@ async fn schemas_are_created_replaced_listed_read_and_deleted() {
         .await;
     assert_eq!(status, 204);
     for method in [Method::GET, Method::DELETE] {
-        let (status, body) = app
-            .dashboard_call(method, &format!("{base}/purchase"), &token)
+        let body = app
+            .dashboard(method, &format!("{base}/purchase"), &token)
+            .expect_status(404)
             .await;
-        assert_eq!(status, 404, "{body}");
         assert!(body["error"].is_string());
     }
 }
@@ -187,10 +182,9 @@ async fn only_editors_change_schemas_and_only_members_see_them() {
     }
     let (status, _) = put_schema(&app, &outsider, &game_id, "purchase", json!({})).await;
     assert_eq!(status, 403);
-    let (status, _) = app
-        .call(Method::GET, &format!("/v1/games/{game_id}/event-schemas"))
+    app.request(Method::GET, &format!("/v1/games/{game_id}/event-schemas"))
+        .expect_status(401)
         .await;
-    assert_eq!(status, 401);
 }
 
 #[tokio::test]
@@ -552,12 +546,11 @@ async fn trying_a_schema_refuses_what_saving_it_would() {
         assert_eq!(status, 403, "{case}: {body}");
         assert_eq!(body["error"], "You do not have access to this game");
     }
-    let (status, _) = app
-        .call_json(
-            Method::POST,
-            &format!("/v1/games/{game_id}/event-schemas/purchase/check"),
-            json!({ "schema": {} }),
-        )
-        .await;
-    assert_eq!(status, 401);
+    app.request(
+        Method::POST,
+        &format!("/v1/games/{game_id}/event-schemas/purchase/check"),
+    )
+    .json(&json!({ "schema": {} }))
+    .expect_status(401)
+    .await;
 }

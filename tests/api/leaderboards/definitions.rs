@@ -1,6 +1,6 @@
 //! Board definitions in the dashboard: order, period, bounds, and who may change them.
 use super::{board_page, define, ranked, ranking, score};
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, Fetch};
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -52,14 +52,14 @@ async fn editors_define_boards_and_a_lower_is_better_board_keeps_the_lowest() {
     // A board created by a first score is listed with the defaults.
     let first = score(&app, &key, "implicit", "ann", 1.0).await;
     assert_eq!(first["order"], "higher");
-    let (status, list) = app
-        .dashboard_call(
+    let list = app
+        .dashboard(
             Method::GET,
             &format!("/v1/games/{game_id}/leaderboards"),
             &token,
         )
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{list}");
     let implicit = list["leaderboards"]
         .as_array()
         .unwrap()
@@ -74,19 +74,15 @@ async fn editors_define_boards_and_a_lower_is_better_board_keeps_the_lowest() {
 
     // Order is fixed once a board has entries; other settings change freely.
     let path = format!("/v1/games/{game_id}/leaderboards/speedrun");
-    let (status, body) = app
-        .dashboard_json(Method::PATCH, &path, &token, json!({ "order": "higher" }))
+    app.dashboard(Method::PATCH, &path, &token)
+        .json(&json!({ "order": "higher" }))
+        .expect_status(409)
         .await;
-    assert_eq!(status, 409, "{body}");
-    let (status, body) = app
-        .dashboard_json(
-            Method::PATCH,
-            &path,
-            &token,
-            json!({ "max_score": 500, "min_score": 1 }),
-        )
+    let body = app
+        .dashboard(Method::PATCH, &path, &token)
+        .json(&json!({ "max_score": 500, "min_score": 1 }))
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{body}");
     assert_eq!(
         (body["min_score"].clone(), body["max_score"].clone()),
         (json!(1), json!(500))
@@ -159,27 +155,24 @@ async fn definitions_are_validated_and_need_the_right_role() {
     let (viewer, _) = app.new_member(&token, &game_id, "viewer").await;
     let (status, _) = define(&app, &viewer, &game_id, json!({ "board_name": "b" })).await;
     assert_eq!(status, 403);
-    let (status, _) = app
-        .dashboard_call(
-            Method::GET,
-            &format!("/v1/games/{game_id}/leaderboards"),
-            &viewer,
-        )
-        .await;
-    assert_eq!(status, 200);
+    app.dashboard(
+        Method::GET,
+        &format!("/v1/games/{game_id}/leaderboards"),
+        &viewer,
+    )
+    .expect_status(200)
+    .await;
     let stranger = app.new_user().await;
-    let (status, _) = app
-        .dashboard_call(
-            Method::GET,
-            &format!("/v1/games/{game_id}/leaderboards"),
-            &stranger,
-        )
-        .await;
-    assert_eq!(status, 403);
+    app.dashboard(
+        Method::GET,
+        &format!("/v1/games/{game_id}/leaderboards"),
+        &stranger,
+    )
+    .expect_status(403)
+    .await;
     let (status, _) = define(&app, &stranger, &game_id, json!({ "board_name": "b" })).await;
     assert_eq!(status, 403);
-    let (status, _) = app
-        .call(Method::GET, &format!("/v1/games/{game_id}/leaderboards"))
+    app.request(Method::GET, &format!("/v1/games/{game_id}/leaderboards"))
+        .expect_status(401)
         .await;
-    assert_eq!(status, 401);
 }

@@ -1,6 +1,6 @@
 //! Moderation: scores outside a board's bounds wait for approval; banned players are refused.
 use super::{define, ranked, ranking, score, submit};
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, Fetch};
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -44,10 +44,9 @@ async fn scores_outside_the_bounds_wait_for_approval_and_banned_players_are_refu
         .collect();
     assert_eq!(suspects, vec!["cheat", "lucky"]);
     assert_eq!(listed["total"], 2);
-    let (status, _) = app
-        .dashboard_call(Method::GET, &format!("{base}?status=weird"), &token)
+    app.dashboard(Method::GET, &format!("{base}?status=weird"), &token)
+        .expect_status(400)
         .await;
-    assert_eq!(status, 400);
 
     // The player search: one player's entries, the public one ranked on the whole board.
     let (status, found) = app
@@ -72,14 +71,13 @@ async fn scores_outside_the_bounds_wait_for_approval_and_banned_players_are_refu
         .dashboard_call(Method::GET, &format!("{base}?player_id=nobody"), &token)
         .await;
     assert_eq!(nobody["total"], 0);
-    let (status, bad) = app
-        .dashboard_call(
-            Method::GET,
-            &format!("{base}?player_id=no%20spaces"),
-            &token,
-        )
-        .await;
-    assert_eq!(status, 400, "{bad}");
+    app.dashboard(
+        Method::GET,
+        &format!("{base}?player_id=no%20spaces"),
+        &token,
+    )
+    .expect_status(400)
+    .await;
 
     let (status, approved) = app
         .dashboard_call(Method::POST, &format!("{base}/lucky/approve"), &token)
@@ -103,10 +101,10 @@ async fn scores_outside_the_bounds_wait_for_approval_and_banned_players_are_refu
     assert_eq!(status, 404, "nothing left to approve");
 
     score(&app, &key, "guarded", "cheat", 10.0).await;
-    let (status, banned) = app
-        .dashboard_call(Method::POST, &format!("{base}/cheat/ban"), &token)
+    let banned = app
+        .dashboard(Method::POST, &format!("{base}/cheat/ban"), &token)
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{banned}");
     assert_eq!(
         (banned["banned"].clone(), banned["removed_entries"].clone()),
         (json!(true), json!(2))
@@ -138,41 +136,36 @@ async fn scores_outside_the_bounds_wait_for_approval_and_banned_players_are_refu
 
     // Banning is per board; lifting it lets the player back in.
     score(&app, &key, "another-board", "cheat", 5.0).await;
-    let (status, _) = app
-        .dashboard_call(Method::DELETE, &format!("{base}/cheat/ban"), &token)
+    app.dashboard(Method::DELETE, &format!("{base}/cheat/ban"), &token)
+        .expect_status(204)
         .await;
-    assert_eq!(status, 204);
     score(&app, &key, "guarded", "cheat", 5.0).await;
-    let (status, _) = app
-        .dashboard_call(Method::DELETE, &format!("{base}/cheat/ban"), &token)
+    app.dashboard(Method::DELETE, &format!("{base}/cheat/ban"), &token)
+        .expect_status(404)
         .await;
-    assert_eq!(status, 404);
     let (_, bans) = app.dashboard_call(Method::GET, &bans_url, &token).await;
     assert_eq!(bans["bans"], json!([]), "the lifted ban is off the list");
-    let (status, _) = app
-        .dashboard_call(
-            Method::GET,
-            &format!("/v1/games/{game_id}/leaderboards/nope/bans"),
-            &token,
-        )
-        .await;
-    assert_eq!(status, 404);
+    app.dashboard(
+        Method::GET,
+        &format!("/v1/games/{game_id}/leaderboards/nope/bans"),
+        &token,
+    )
+    .expect_status(404)
+    .await;
 
-    let (status, _) = app
-        .dashboard_call(
-            Method::POST,
-            &format!("/v1/games/{game_id}/leaderboards/nope/entries/x/ban"),
-            &token,
-        )
-        .await;
-    assert_eq!(status, 404);
+    app.dashboard(
+        Method::POST,
+        &format!("/v1/games/{game_id}/leaderboards/nope/entries/x/ban"),
+        &token,
+    )
+    .expect_status(404)
+    .await;
     let viewer_game_stranger = app.new_user().await;
-    let (status, _) = app
-        .dashboard_call(
-            Method::POST,
-            &format!("{base}/lucky/ban"),
-            &viewer_game_stranger,
-        )
-        .await;
-    assert_eq!(status, 403);
+    app.dashboard(
+        Method::POST,
+        &format!("{base}/lucky/ban"),
+        &viewer_game_stranger,
+    )
+    .expect_status(403)
+    .await;
 }

@@ -1,7 +1,7 @@
 //! Periods: daily, weekly and monthly boards start empty each period and keep finished ones
 //! readable; an all-time board resets once at its date.
 use super::{board_page, define, ranked, ranking, score};
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, Fetch};
 use chrono::{Datelike, Duration};
 use serde_json::json;
 
@@ -41,14 +41,14 @@ async fn a_daily_board_starts_empty_each_day_and_keeps_yesterday_readable() {
         .unwrap();
     assert_eq!(archived, 1, "yesterday is archived once");
     // The dashboard lists the periods, newest first, the finished one with its final count.
-    let (status, periods) = app
-        .dashboard_call(
+    let periods = app
+        .dashboard(
             reqwest::Method::GET,
             &format!("/v1/games/{game_id}/leaderboards/daily/periods"),
             &token,
         )
+        .expect_status(200)
         .await;
-    assert_eq!(status, 200, "{periods}");
     assert_eq!(periods["current_period"], page["period"]);
     let listed = periods["periods"].as_array().unwrap();
     assert_eq!(listed.len(), 2, "{periods}");

@@ -1,7 +1,7 @@
 //! The dashboard's WebSocket feed of a game's presence: updates, clears and offline notices,
 //! on every node, for members only.
 use super::set_activity;
-use crate::helpers::{services_backend, spawn_app, spawn_on, TestApp};
+use crate::helpers::{services_backend, spawn_app, spawn_on, Fetch, TestApp};
 use chrono::Duration;
 use futures_util::StreamExt;
 use reqwest::Method;
@@ -289,9 +289,8 @@ async fn losing_access_closes_the_stream_on_every_node() {
         (Some("activity.updated"), Some("ana"))
     );
 
-    let (status, _) = app
-        .dashboard_call(Method::DELETE, &format!("/v1/games/{game_id}"), &owner)
+    app.dashboard(Method::DELETE, &format!("/v1/games/{game_id}"), &owner)
+        .expect_status(204)
         .await;
-    assert_eq!(status, 204);
     assert_eq!(closed(&mut owning, 5).await, 1008);
 }
