@@ -10,6 +10,7 @@ use crate::{
     error::ApiError,
     games::{access::Role, require_role},
     http::ApiTags,
+    http::NoContent,
     state::AppState,
 };
 use entity::achievements;
@@ -82,12 +83,6 @@ pub struct AchievementDefinitions {
 pub enum AchievementCreated {
     #[oai(status = 201)]
     Created(Json<AchievementDefinition>),
-}
-
-#[derive(ApiResponse)]
-pub enum AchievementDeleted {
-    #[oai(status = 204)]
-    NoContent,
 }
 
 #[OpenApi(prefix_path = "/v1", tag = "ApiTags::Achievements")]
@@ -199,10 +194,10 @@ impl AchievementDefinitionsApi {
         auth: BearerAuth,
         game_id: Path<Uuid>,
         key: Path<String>,
-    ) -> poem::Result<AchievementDeleted> {
+    ) -> poem::Result<NoContent> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         service::delete(&self.state.db, game_id.0, &key.0).await?;
-        Ok(AchievementDeleted::NoContent)
+        Ok(NoContent::Done)
     }
 }
 

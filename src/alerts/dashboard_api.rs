@@ -12,6 +12,7 @@ use crate::{
     auth::BearerAuth,
     games::{access::Role, require_role},
     http::ApiTags,
+    http::NoContent,
     notify::webhook,
     state::AppState,
 };
@@ -169,12 +170,6 @@ pub struct WebhookTestResult {
 pub enum RuleCreated {
     #[oai(status = 201)]
     Created(Json<AlertRule>),
-}
-
-#[derive(ApiResponse)]
-pub enum RuleDeleted {
-    #[oai(status = 204)]
-    NoContent,
 }
 
 fn rule_view(rule: alert_rules::Model, role: Role) -> AlertRule {
@@ -366,10 +361,10 @@ impl AlertsApi {
         method = "delete",
         operation_id = "deleteAlertRule"
     )]
-    async fn delete(&self, auth: BearerAuth, rule_id: Path<String>) -> poem::Result<RuleDeleted> {
+    async fn delete(&self, auth: BearerAuth, rule_id: Path<String>) -> poem::Result<NoContent> {
         let (rule, _) = service::rule_for(&self.state, auth.0, &rule_id.0, Role::Editor).await?;
         service::delete(&self.state, rule.id).await?;
-        Ok(RuleDeleted::NoContent)
+        Ok(NoContent::Done)
     }
 
     /// Send a test message to the rule's webhook (editor). Answers whether it was delivered;

@@ -7,6 +7,7 @@ use crate::{
     auth::BearerAuth,
     games::{require_role, Role},
     http::ApiTags,
+    http::NoContent,
     state::AppState,
 };
 use entity::event_schemas;
@@ -80,12 +81,6 @@ pub enum SchemaSaved {
     /// The event name had no schema before.
     #[oai(status = 201)]
     Created(Json<EventSchema>),
-}
-
-#[derive(ApiResponse)]
-pub enum SchemaDeleted {
-    #[oai(status = 204)]
-    NoContent,
 }
 
 fn view(row: event_schemas::Model) -> EventSchema {
@@ -221,9 +216,9 @@ impl EventSchemasApi {
         auth: BearerAuth,
         game_id: Path<Uuid>,
         event_name: Path<String>,
-    ) -> poem::Result<SchemaDeleted> {
+    ) -> poem::Result<NoContent> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         schemas::delete(&self.state, game_id.0, event_name.0).await?;
-        Ok(SchemaDeleted::NoContent)
+        Ok(NoContent::Done)
     }
 }

@@ -9,6 +9,7 @@ use crate::{
     auth::BearerAuth,
     games::{access::Role, require_role},
     http::ApiTags,
+    http::NoContent,
     state::AppState,
 };
 use poem_openapi::{
@@ -58,12 +59,6 @@ pub struct UpdateFunnel {
 pub enum FunnelCreated {
     #[oai(status = 201)]
     Created(Json<Funnel>),
-}
-
-#[derive(ApiResponse)]
-pub enum FunnelDeleted {
-    #[oai(status = 204)]
-    NoContent,
 }
 
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Funnels")]
@@ -213,9 +208,9 @@ impl FunnelDefinitionsApi {
         auth: BearerAuth,
         game_id: Path<Uuid>,
         funnel_id: Path<Uuid>,
-    ) -> poem::Result<FunnelDeleted> {
+    ) -> poem::Result<NoContent> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         service::delete(&self.state, game_id.0, funnel_id.0).await?;
-        Ok(FunnelDeleted::NoContent)
+        Ok(NoContent::Done)
     }
 }

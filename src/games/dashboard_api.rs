@@ -11,6 +11,7 @@ use crate::{
     accounts::service::{self as accounts, Email},
     auth::BearerAuth,
     http::ApiTags,
+    http::NoContent,
     state::AppState,
 };
 use entity::{game_members, games, users};
@@ -160,12 +161,6 @@ pub enum GameCreated {
 pub enum MemberAdded {
     #[oai(status = 201)]
     Created(Json<Member>),
-}
-
-#[derive(ApiResponse)]
-pub enum Deleted {
-    #[oai(status = 204)]
-    NoContent,
 }
 
 pub fn game_view(game: games::Model, role: Role) -> Game {
@@ -326,10 +321,10 @@ impl GamesApi {
 
     /// Delete a game and everything stored for it (owner).
     #[oai(path = "/:game_id", method = "delete", operation_id = "deleteGame")]
-    async fn delete(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Deleted> {
+    async fn delete(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<NoContent> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         service::delete(&self.state, game_id.0).await?;
-        Ok(Deleted::NoContent)
+        Ok(NoContent::Done)
     }
 
     /// The game's members and their roles.
@@ -408,9 +403,9 @@ impl GamesApi {
         auth: BearerAuth,
         game_id: Path<Uuid>,
         user_id: Path<Uuid>,
-    ) -> poem::Result<Deleted> {
+    ) -> poem::Result<NoContent> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         service::remove_member(&self.state, game_id.0, user_id.0).await?;
-        Ok(Deleted::NoContent)
+        Ok(NoContent::Done)
     }
 }

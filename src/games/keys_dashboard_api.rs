@@ -2,7 +2,7 @@
 use super::{access::Role, require_role, service};
 use crate::http::schema::Environment;
 use crate::http::schema::Timestamp;
-use crate::{auth::BearerAuth, http::ApiTags, state::AppState};
+use crate::{auth::BearerAuth, http::ApiTags, http::NoContent, state::AppState};
 use poem_openapi::{param::Path, payload::Json, ApiResponse, Object, OpenApi};
 use uuid::Uuid;
 
@@ -49,12 +49,6 @@ pub struct KeyList {
 pub enum KeyCreated {
     #[oai(status = 201)]
     Created(Json<CreatedKey>),
-}
-
-#[derive(ApiResponse)]
-pub enum KeyRevoked {
-    #[oai(status = 204)]
-    NoContent,
 }
 
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Games")]
@@ -117,9 +111,9 @@ impl ApiKeysApi {
         auth: BearerAuth,
         game_id: Path<Uuid>,
         key_id: Path<Uuid>,
-    ) -> poem::Result<KeyRevoked> {
+    ) -> poem::Result<NoContent> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         service::revoke_key(&self.state, game_id.0, key_id.0).await?;
-        Ok(KeyRevoked::NoContent)
+        Ok(NoContent::Done)
     }
 }

@@ -8,7 +8,7 @@ pub mod schema;
 pub mod validation;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use poem_openapi::Tags;
+use poem_openapi::{ApiResponse, Tags};
 
 #[derive(Tags)]
 pub enum ApiTags {
@@ -46,3 +46,10 @@ pub fn timestamp(at: DateTime<Utc>) -> String {
 }
 
 pub use document::document;
+
+/// The answer of a route that deletes or clears something: 204 with no body.
+#[derive(ApiResponse)]
+pub enum NoContent {
+    #[oai(status = 204)]
+    Done,
+}

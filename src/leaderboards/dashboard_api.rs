@@ -13,6 +13,7 @@ use crate::{
     auth::BearerAuth,
     games::{require_role, Role},
     http::ApiTags,
+    http::NoContent,
     state::AppState,
 };
 use chrono::{DateTime, Utc};
@@ -170,12 +171,6 @@ pub enum DefinitionCreated {
     Created(Json<LeaderboardDefinition>),
 }
 
-#[derive(ApiResponse)]
-pub enum Removed {
-    #[oai(status = 204)]
-    NoContent,
-}
-
 fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
     LeaderboardDefinition {
         board_name: board.model.board_name.clone(),
@@ -331,10 +326,10 @@ impl LeaderboardAdminApi {
         auth: BearerAuth,
         game_id: Path<Uuid>,
         board_name: Path<String>,
-    ) -> poem::Result<Removed> {
+    ) -> poem::Result<NoContent> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         boards::delete(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
-        Ok(Removed::NoContent)
+        Ok(NoContent::Done)
     }
 
     /// A board's entries for review (viewer), best first: `status` `suspicious`, `ok` or `all`
@@ -500,7 +495,7 @@ impl LeaderboardAdminApi {
         game_id: Path<Uuid>,
         board_name: Path<String>,
         player_id: Path<String>,
-    ) -> poem::Result<Removed> {
+    ) -> poem::Result<NoContent> {
         let board = self
             .board(&auth, &game_id, &board_name, Role::Editor)
             .await?;
@@ -510,7 +505,7 @@ impl LeaderboardAdminApi {
             )
             .into());
         }
-        Ok(Removed::NoContent)
+        Ok(NoContent::Done)
     }
 
     /// Approve a player's suspicious entry (editor): it joins the public board if it beats the

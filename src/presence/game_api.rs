@@ -7,6 +7,7 @@ use crate::http::schema::PresenceStatus;
 use crate::player::PlayerId;
 use crate::{
     auth::ApiKeyAuth,
+    http::NoContent,
     http::{timestamp, ApiTags},
     state::AppState,
     store::hot::presence::{PresenceEntry, PresencePage},
@@ -14,7 +15,7 @@ use crate::{
 use poem_openapi::{
     param::{Path, Query},
     payload::Json,
-    ApiResponse, Object, OpenApi,
+    Object, OpenApi,
 };
 use serde_json::Value;
 use uuid::Uuid;
@@ -72,12 +73,6 @@ pub struct PresenceList {
     pub players: Vec<PresenceItem>,
 }
 
-#[derive(ApiResponse)]
-pub enum ActivityCleared {
-    #[oai(status = 204)]
-    NoContent,
-}
-
 #[OpenApi(prefix_path = "/v1", tag = "ApiTags::Presence")]
 impl PresenceApi {
     /// Set what a player is doing now (rich presence).
@@ -122,7 +117,7 @@ impl PresenceApi {
         &self,
         auth: ApiKeyAuth,
         body: Json<ClearActivity>,
-    ) -> poem::Result<ActivityCleared> {
+    ) -> poem::Result<NoContent> {
         let player_id = PlayerId::parse(&body.player_id)
             .map_err(PresenceError::from)?
             .into_string();
@@ -137,7 +132,7 @@ impl PresenceApi {
             )
             .await
             .map_err(crate::error::ApiError::from)?;
-        Ok(ActivityCleared::NoContent)
+        Ok(NoContent::Done)
     }
 
     /// Players who are not offline, most recently updated first.

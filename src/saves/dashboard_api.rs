@@ -10,19 +10,14 @@ use crate::{
     games::{access::Role, require_role},
     http::json_text::JsonText,
     http::ApiTags,
+    http::NoContent,
     state::AppState,
 };
-use poem_openapi::{param::Path, payload::Json, ApiResponse, OpenApi};
+use poem_openapi::{param::Path, payload::Json, OpenApi};
 use uuid::Uuid;
 
 pub struct SavesAdminApi {
     pub state: AppState,
-}
-
-#[derive(ApiResponse)]
-pub enum Deleted {
-    #[oai(status = 204)]
-    NoContent,
 }
 
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Saves")]
@@ -82,12 +77,12 @@ impl SavesAdminApi {
         game_id: Path<Uuid>,
         player_id: Path<String>,
         slot: Path<String>,
-    ) -> poem::Result<Deleted> {
+    ) -> poem::Result<NoContent> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let key = save_key(game_id.0, &player_id, &slot)?;
         service::delete(&self.state.db, &key, None)
             .await
             .map_err(ApiError::from)?;
-        Ok(Deleted::NoContent)
+        Ok(NoContent::Done)
     }
 }
