@@ -74,6 +74,7 @@ pub struct UpdateGame {
     pub allowed_origins: Option<Vec<String>>,
     /// Days to keep events: the worker deletes older ones (hourly). 1 to 3650; null keeps
     /// them for good (the default).
+    #[oai(nullable)]
     pub retention_days: MaybeUndefined<u32>,
 }
 
@@ -102,7 +103,8 @@ pub struct Game {
     pub player_rate_limit_per_minute: Option<u32>,
     /// Whether a secret for signed custom player ids has been made (`POST .../player-secret`).
     pub player_secret_set: bool,
-    /// Days events are kept before the worker deletes them; absent: kept for good.
+    /// Days events are kept before the worker deletes them; null: kept for good.
+    #[oai(nullable)]
     pub retention_days: Option<u32>,
     /// The caller's role on this game.
     pub role: schema::Role,

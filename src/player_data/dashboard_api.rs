@@ -43,6 +43,7 @@ pub struct AuditEntry {
     pub action: String,
     pub player_id: String,
     /// Who did it; null once that account is gone.
+    #[oai(nullable)]
     pub user_id: Option<String>,
     /// The e-mail address the account had then.
     pub user_email: String,
@@ -56,6 +57,7 @@ pub struct AuditPage {
     /// Newest first.
     pub entries: Vec<AuditEntry>,
     /// The `offset` of the next page; null on the last one.
+    #[oai(nullable)]
     pub next_offset: Option<u64>,
 }
 

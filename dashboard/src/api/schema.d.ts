@@ -1451,7 +1451,7 @@ export interface components {
             /** @description The e-mail address the account had then. */
             user_email: string;
             /** @description Who did it; null once that account is gone. */
-            user_id?: string;
+            user_id?: string | null;
         };
         /** AuditPage */
         AuditPage: {
@@ -1461,7 +1461,7 @@ export interface components {
              * Format: uint64
              * @description The `offset` of the next page; null on the last one.
              */
-            next_offset?: number;
+            next_offset?: number | null;
         };
         /** AuthAnswer */
         AuthAnswer: {
@@ -1869,9 +1869,9 @@ export interface components {
             rate_limit_per_minute?: number | null;
             /**
              * Format: uint32
-             * @description Days events are kept before the worker deletes them; absent: kept for good.
+             * @description Days events are kept before the worker deletes them; null: kept for good.
              */
-            retention_days?: number;
+            retention_days?: number | null;
             /** @description The caller's role on this game. */
             role: components["schemas"]["Role"];
             tier: components["schemas"]["Tier"];
@@ -2662,7 +2662,7 @@ export interface components {
              * @description Days to keep events: the worker deletes older ones (hourly). 1 to 3650; null keeps
              *     them for good (the default).
              */
-            retention_days?: number;
+            retention_days?: number | null;
             /** @description Admin only. */
             tier?: components["schemas"]["Tier"] | null;
         };
