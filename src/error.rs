@@ -141,6 +141,8 @@ macro_rules! answers {
         $(other { $($special:pat => $answer:expr,)* })?
     }) => {
         impl From<$error> for $crate::error::ApiError {
+            // A misspelt unit variant would be a pattern binding that catches everything.
+            #[deny(unreachable_patterns, non_snake_case)]
             fn from($name: $error) -> Self {
                 #[allow(unused_imports)]
                 use $crate::error::ApiError;
