@@ -58,6 +58,30 @@ pub enum Command {
     },
     /// Print the OpenAPI document to standard output.
     Openapi,
+    /// The analytics aggregates kept at ingest.
+    #[command(subcommand)]
+    Aggregates(AggregatesCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AggregatesCommand {
+    /// Count the events again into the aggregates, from scratch, while the service runs (see
+    /// docs/analytics.md). Waits until every queued game is counted.
+    Rebuild {
+        /// Database URL (SQLite or PostgreSQL).
+        #[arg(long, env = "PLAYTRACE_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+        database_url: String,
+        /// Only this game (repeatable); default: every game.
+        #[arg(long = "game")]
+        games: Vec<uuid::Uuid>,
+    },
+    /// Count what is queued (games whose events were stored before the aggregates existed)
+    /// and exit; the worker does the same in the background.
+    Backfill {
+        /// Database URL (SQLite or PostgreSQL).
+        #[arg(long, env = "PLAYTRACE_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+        database_url: String,
+    },
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://playtrace.db?mode=rwc";

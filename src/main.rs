@@ -64,5 +64,25 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", playtrace::app::spec_json());
             Ok(())
         }
+        Command::Aggregates(command) => {
+            use playtrace::{aggregates::backfill, cli::AggregatesCommand};
+            let (database_url, games) = match command {
+                AggregatesCommand::Rebuild {
+                    database_url,
+                    games,
+                } => (database_url, Some(games)),
+                AggregatesCommand::Backfill { database_url } => (database_url, None),
+            };
+            let db = cold::connect(&database_url, 2).await?;
+            cold::migrate(&db).await?;
+            if let Some(games) = games {
+                let games = (!games.is_empty()).then_some(games);
+                let queued = backfill::rebuild(&db, games).await?;
+                tracing::info!(queued, "games queued for a rebuild of their aggregates");
+            }
+            let counted = backfill::run_to_end(&db, backfill::GRACE).await?;
+            tracing::info!(counted, "aggregates up to date");
+            Ok(())
+        }
     }
 }

@@ -13,6 +13,7 @@ mod m20261123_000009_add_game_allowed_origins;
 mod m20261123_000010_player_identity;
 mod m20261125_000011_create_player_data_audit;
 mod m20261125_000012_add_game_retention_days;
+mod m20261125_000013_create_analytics_aggregates;
 
 pub struct Migrator;
 
@@ -32,6 +33,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000010_player_identity::Migration),
             Box::new(m20261125_000011_create_player_data_audit::Migration),
             Box::new(m20261125_000012_add_game_retention_days::Migration),
+            Box::new(m20261125_000013_create_analytics_aggregates::Migration),
         ]
     }
 }

@@ -99,10 +99,24 @@ pub async fn evaluate(
             }
         }
     };
-    let points = metrics::series(&state.db, &scope, kind.metric(), buckets, now).await?;
-    let (history, latest) = points.split_at(points.len() - 1);
-    let latest = latest[0];
-    let baseline = average(history, kind);
+    let (latest, baseline) = match kind {
+        // Counts and sums: the window's total and the latest bucket's, each read as whole
+        // hours from the aggregates plus the parts of an hour at its ends.
+        AlertType::CrashSpike | AlertType::LogErrorSpike | AlertType::RevenueDrop => {
+            let latest_start = buckets.start_of(buckets.count - 1);
+            let metric = kind.metric();
+            let history =
+                metrics::total(&state.db, &scope, metric, buckets.start, latest_start).await?;
+            let latest =
+                metrics::total(&state.db, &scope, metric, latest_start, buckets.end()).await?;
+            (Point::count(latest), history / (buckets.count - 1) as f64)
+        }
+        AlertType::DauDrop | AlertType::RetentionDrop => {
+            let points = metrics::series(&state.db, &scope, kind.metric(), buckets, now).await?;
+            let (history, latest) = points.split_at(points.len() - 1);
+            (latest[0], average(history, kind))
+        }
+    };
     let current = latest.value.unwrap_or(0.0);
     Ok(judge(
         kind,

@@ -31,7 +31,10 @@ pub async fn delete_expired_events(state: &AppState) -> Result<u64, DbErr> {
         .collect();
     let mut deleted = 0;
     for (game_id, days) in kept {
-        let cutoff = state.now() - chrono::Duration::days(i64::from(days.max(1)));
+        // Whole UTC days, so the day and hour aggregates of the deleted events go with them.
+        let cutoff = crate::query::midnight(
+            (state.now() - chrono::Duration::days(i64::from(days.max(1)))).date_naive(),
+        );
         deleted += delete_before(state, game_id, cutoff).await?;
     }
     Ok(deleted)
@@ -51,6 +54,7 @@ async fn delete_before(
             .add(events::Column::OccurredAt.lt(cutoff)),
     )
     .await?;
+    crate::aggregates::forget_before(&state.db, game_id, cutoff).await?;
     if deleted > 0 {
         tracing::info!(deleted, "retention deleted old events");
     }

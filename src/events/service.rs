@@ -7,6 +7,7 @@ use super::{
 };
 use crate::{
     auth::api_key::KeyContext,
+    error::ApiError,
     games::service::monthly_quota,
     state::AppState,
     telemetry::{self, Refusal},
@@ -20,6 +21,9 @@ use uuid::Uuid;
 
 /// A `client_timestamp` further ahead than this is not believed; the receive time is used.
 pub const FUTURE_TOLERANCE_MINUTES: i64 = 5;
+/// How old a `client_timestamp` may be: a year, so a device offline for weeks still counts
+/// its events on their days.
+pub const MAX_PAST_DAYS: i64 = 366;
 
 /// What an accepted request is answered.
 #[derive(Debug)]
@@ -69,7 +73,10 @@ async fn ingest(
     player: Option<&str>,
     body: Value,
 ) -> Result<Accepted, EventError> {
+    let batch = body.is_array();
     let mut incoming = input::parse_body(body).map_err(EventError::Body)?;
+    let now = state.now();
+    check_times(&incoming, batch, now)?;
     if let Some(player) = player {
         for event in &mut incoming {
             match &event.player_id {
@@ -80,7 +87,6 @@ async fn ingest(
         }
     }
     let warnings = check_schemas(state, &key, &incoming).await?;
-    let now = state.now();
     let rows: Vec<events::Model> = incoming
         .into_iter()
         .map(|event| row(&key, event, now))
@@ -137,6 +143,32 @@ async fn check_schemas(
         return Err(EventError::Violations(violations));
     }
     Ok(violations)
+}
+
+/// Refuses a request with a `client_timestamp` more than `MAX_PAST_DAYS` old (a device clock
+/// set to 1970 would otherwise found cohorts decades ago), naming the event (`index`) and the
+/// field.
+fn check_times(
+    incoming: &[IncomingEvent],
+    batch: bool,
+    now: DateTime<Utc>,
+) -> Result<(), EventError> {
+    let oldest = now - Duration::days(MAX_PAST_DAYS);
+    let Some(index) = incoming
+        .iter()
+        .position(|event| event.client_timestamp.is_some_and(|at| at < oldest))
+    else {
+        return Ok(());
+    };
+    let message = format!(
+        "client_timestamp must not be more than {MAX_PAST_DAYS} days in the past (the device clock may be wrong)"
+    );
+    let error = if batch {
+        ApiError::bad_request(format!("events[{index}]: {message}")).with("index", index)
+    } else {
+        ApiError::bad_request(message)
+    };
+    Err(EventError::Body(error.with("field", "client_timestamp")))
 }
 
 /// The stored row of one event, with the columns metric queries read copied out.

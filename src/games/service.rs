@@ -256,6 +256,7 @@ pub async fn delete(state: &AppState, game_id: Uuid) -> Result<(), GameError> {
         .filter(events::Column::GameId.eq(game_id))
         .exec(&txn)
         .await?;
+    crate::aggregates::forget_game(&txn, game_id).await?;
     txn.commit().await?;
     state.game_changed(game_id).await;
     revoke_live_feeds(state, game_id, None).await;

@@ -1,14 +1,17 @@
-//! Game metrics: crash counts, log errors, revenue, active users and day-7 retention computed
-//! from the stored events as time series (`service`), charted by the dashboard
-//! (`dashboard_api`) and compared with their baseline by alert rules.
+//! Game metrics: crash counts, log errors, revenue, active users and day-7 retention as time
+//! series (`service`), read from the aggregates kept at ingest (`aggregated`) and, for parts
+//! of an hour, from the events (`raw`); charted by the dashboard (`dashboard_api`) and
+//! compared with their baseline by alert rules.
 use crate::state::AppState;
 
+mod aggregated;
 pub mod dashboard_api;
 pub mod error;
+mod raw;
 pub mod service;
 
 pub use error::MetricError;
-pub use service::{series, Buckets, Metric, Point, Scope};
+pub use service::{series, total, Buckets, Metric, Point, Scope};
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {

@@ -1,14 +1,14 @@
-//! Game metrics computed from the stored events, in the database, as time series: event and
-//! crash counts,
-//! log errors plus warnings, revenue, active users and day-7 retention. The dashboard charts
-//! them and alert rules compare their latest bucket with a baseline.
+//! Game metrics as time series: event and crash counts, log errors plus warnings, revenue,
+//! active users and day-7 retention. The dashboard charts them and alert rules compare their
+//! latest bucket with a baseline.
 //!
-//! Every query is plain SQL over the `events` columns copied out at ingest (`actor_id`,
-//! `revenue_amount`, `log_level`) and runs on SQLite and PostgreSQL alike; the only dialect
-//! difference is turning a timestamp into epoch seconds, which `query::epoch_seconds` spells.
-use crate::query::{epoch_seconds, Params};
+//! They are read from the aggregates kept at ingest (`crate::aggregates`, read in
+//! `aggregated`), so a read costs the buckets it shows. Raw events are read (`raw`) only where
+//! the aggregates' whole hours cannot answer: the parts of a bucket that do not cover a whole
+//! UTC hour (alert windows end at the current second), and active users of one event name.
+use super::{aggregated, raw};
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::{ConnectionTrait, DbErr, Statement};
+use sea_orm::{ConnectionTrait, DbErr};
 use uuid::Uuid;
 
 /// A metric a studio can chart and alert on.
@@ -65,6 +65,16 @@ pub struct Scope {
     pub event_name: Option<String>,
 }
 
+impl Point {
+    /// A count or sum.
+    pub fn count(value: f64) -> Self {
+        Self {
+            value: Some(value),
+            cohort_size: None,
+        }
+    }
+}
+
 /// Consecutive equal buckets starting at `start`.
 #[derive(Debug, Clone, Copy)]
 pub struct Buckets {
@@ -92,8 +102,7 @@ pub struct Point {
     pub cohort_size: Option<u64>,
 }
 
-/// The metric in every bucket, computed by one grouped query. Buckets must start on whole
-/// seconds (callers truncate `now`), so integer epoch arithmetic places events exactly.
+/// The metric in every bucket. Buckets must start on whole seconds (callers truncate `now`).
 #[tracing::instrument(skip_all, fields(game_id = %scope.game_id, metric = metric.as_str()))]
 pub async fn series(
     db: &impl ConnectionTrait,
@@ -102,130 +111,159 @@ pub async fn series(
     buckets: Buckets,
     now: DateTime<Utc>,
 ) -> Result<Vec<Point>, DbErr> {
-    if metric == Metric::RetentionD7 {
-        return retention(db, scope, buckets, now).await;
-    }
-    let backend = db.get_database_backend();
-    let mut p = Params::default();
-    let game = p.bind(scope.game_id);
-    let start_secs = p.bind(buckets.start.timestamp());
-    let size = p.bind(buckets.seconds);
-    let from = p.bind(buckets.start);
-    let to = p.bind(buckets.end());
-    let (filter, value) = match metric {
-        Metric::Events => ("", "COUNT(*)"),
-        Metric::Crashes => ("AND event_name = 'crash'", "COUNT(*)"),
-        Metric::LogErrors => (
-            "AND event_name = 'log' AND log_level IN ('error', 'warning')",
-            "COUNT(*)",
-        ),
-        Metric::Revenue => (
-            "AND event_name = 'purchase' AND revenue_amount IS NOT NULL",
-            "SUM(revenue_amount)",
-        ),
-        Metric::ActiveUsers => ("", "COUNT(DISTINCT actor_id)"),
-        Metric::RetentionD7 => unreachable!("handled above"),
-    };
-    let environment = scope_filter(scope, &mut p);
-    let sql = format!(
-        "SELECT bucket, CAST({value} AS DOUBLE PRECISION) AS value FROM (\
-           SELECT ({epoch} - {start_secs}) / {size} AS bucket, actor_id, revenue_amount FROM events \
-           WHERE game_id = {game} AND occurred_at >= {from} AND occurred_at < {to} {filter} {environment}\
-         ) bucketed GROUP BY bucket",
-        epoch = epoch_seconds(backend, "occurred_at"),
-    );
-    let rows = db
-        .query_all_raw(Statement::from_sql_and_values(backend, sql, p.0))
-        .await?;
-    let mut points = vec![
-        Point {
-            value: Some(0.0),
-            cohort_size: None
-        };
-        buckets.count
-    ];
-    for row in rows {
-        let bucket: i64 = row.try_get("", "bucket")?;
-        let value: Option<f64> = row.try_get("", "value")?;
-        if let Some(point) = usize::try_from(bucket).ok().and_then(|b| points.get_mut(b)) {
-            point.value = Some(value.unwrap_or(0.0));
+    match metric {
+        Metric::RetentionD7 => aggregated::retention(db, scope, buckets, now).await,
+        Metric::ActiveUsers if scope.event_name.is_some() => {
+            raw::series(
+                db,
+                scope,
+                metric,
+                buckets,
+                &[(buckets.start, buckets.end())],
+            )
+            .await
+        }
+        Metric::ActiveUsers => match aggregated::span_of(buckets) {
+            Some(span) => aggregated::active_users(db, scope, buckets, span).await,
+            None => aggregated::active_users_unaligned(db, scope, buckets).await,
+        },
+        _ => {
+            let pieces = Pieces::of(buckets);
+            let mut points = aggregated::counts(db, scope, metric, buckets, &pieces.hours).await?;
+            if !pieces.partial.is_empty() {
+                let edges = raw::series(db, scope, metric, buckets, &pieces.partial).await?;
+                for (point, edge) in points.iter_mut().zip(edges) {
+                    point.value = Some(point.value.unwrap_or(0.0) + edge.value.unwrap_or(0.0));
+                }
+            }
+            Ok(points)
         }
     }
-    Ok(points)
 }
 
-fn scope_filter(scope: &Scope, p: &mut Params) -> String {
-    let mut filter = String::new();
-    if let Some(environment) = &scope.environment {
-        filter.push_str(&format!(
-            " AND environment = {}",
-            p.bind(environment.clone())
-        ));
-    }
-    if let Some(name) = &scope.event_name {
-        filter.push_str(&format!(" AND event_name = {}", p.bind(name.clone())));
-    }
-    filter
-}
-
-/// Day-7 style retention per cohort bucket: of the users whose first event ever (in scope)
-/// falls in bucket i, the percent with an event in bucket i + 7. One query: first-seen per
-/// user, then a left join with the users active in the later buckets.
-async fn retention(
+/// The metric summed over `from..to` (a count or revenue metric): whole hours from the
+/// aggregates, the parts of an hour at either end from the events.
+pub async fn total(
     db: &impl ConnectionTrait,
     scope: &Scope,
-    buckets: Buckets,
-    now: DateTime<Utc>,
-) -> Result<Vec<Point>, DbErr> {
-    let backend = db.get_database_backend();
-    let mut p = Params::default();
-    let game = p.bind(scope.game_id);
-    let start_secs = p.bind(buckets.start.timestamp());
-    let size = p.bind(buckets.seconds);
-    let cohort_from = p.bind(buckets.start);
-    let cohort_to = p.bind(buckets.end());
-    let later_from = p.bind(buckets.start_of(7));
-    let later_to = p.bind(buckets.start_of(buckets.count + 7));
-    let environment = scope_filter(scope, &mut p);
-    let sql = format!(
-        "WITH firsts AS (\
-           SELECT actor_id, MIN(occurred_at) AS first_at FROM events \
-           WHERE game_id = {game} {environment} GROUP BY actor_id\
-         ), cohorts AS (\
-           SELECT actor_id, ({first_epoch} - {start_secs}) / {size} AS bucket FROM firsts \
-           WHERE first_at >= {cohort_from} AND first_at < {cohort_to}\
-         ), returned AS (\
-           SELECT DISTINCT actor_id, ({epoch} - {start_secs}) / {size} AS bucket FROM events \
-           WHERE game_id = {game} {environment} AND occurred_at >= {later_from} AND occurred_at < {later_to}\
-         ) \
-         SELECT c.bucket AS bucket, CAST(COUNT(*) AS BIGINT) AS size, CAST(COUNT(r.actor_id) AS BIGINT) AS retained \
-         FROM cohorts c LEFT JOIN returned r ON r.actor_id = c.actor_id AND r.bucket = c.bucket + 7 \
-         GROUP BY c.bucket",
-        first_epoch = epoch_seconds(backend, "first_at"),
-        epoch = epoch_seconds(backend, "occurred_at"),
-    );
-    let rows = db
-        .query_all_raw(Statement::from_sql_and_values(backend, sql, p.0))
-        .await?;
-    let mut points = vec![
-        Point {
-            value: None,
-            cohort_size: Some(0)
-        };
-        buckets.count
-    ];
-    for row in rows {
-        let bucket: i64 = row.try_get("", "bucket")?;
-        let size: i64 = row.try_get("", "size")?;
-        let retained: i64 = row.try_get("", "retained")?;
-        let Some(index) = usize::try_from(bucket).ok().filter(|b| *b < buckets.count) else {
-            continue;
-        };
-        let complete = buckets.start_of(index + 8) <= now;
-        points[index] = Point {
-            value: (complete && size > 0).then(|| retained as f64 * 100.0 / size as f64),
-            cohort_size: Some(size.max(0) as u64),
-        };
+    metric: Metric,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Result<f64, DbErr> {
+    let seconds = (to - from).num_seconds();
+    if seconds <= 0 {
+        return Ok(0.0);
     }
-    Ok(points)
+    let whole = Buckets {
+        start: from,
+        seconds,
+        count: 1,
+    };
+    let points = series(db, scope, metric, whole, to).await?;
+    Ok(points.first().and_then(|p| p.value).unwrap_or(0.0))
+}
+
+/// How a range of buckets splits into whole UTC hours (each inside one bucket), which the
+/// aggregates answer, and the rest.
+#[derive(Debug, PartialEq)]
+pub struct Pieces {
+    /// Ranges of whole hours `[first, end)`, in hours since the epoch.
+    pub hours: Vec<(i64, i64)>,
+    /// Time ranges that are parts of an hour, each inside one bucket.
+    pub partial: Vec<(DateTime<Utc>, DateTime<Utc>)>,
+}
+
+impl Pieces {
+    pub fn of(buckets: Buckets) -> Self {
+        const HOUR: i64 = crate::aggregates::SECONDS_PER_HOUR;
+        let mut pieces = Pieces {
+            hours: Vec::new(),
+            partial: Vec::new(),
+        };
+        for index in 0..buckets.count {
+            let start = buckets.start_of(index).timestamp();
+            let end = start + buckets.seconds;
+            let first_hour = (start + HOUR - 1).div_euclid(HOUR);
+            let end_hour = end.div_euclid(HOUR);
+            if first_hour >= end_hour {
+                pieces.partial.push((at(start), at(end)));
+                continue;
+            }
+            match pieces.hours.last_mut() {
+                Some((_, last_end)) if *last_end == first_hour => *last_end = end_hour,
+                _ => pieces.hours.push((first_hour, end_hour)),
+            }
+            if start < first_hour * HOUR {
+                pieces.partial.push((at(start), at(first_hour * HOUR)));
+            }
+            if end_hour * HOUR < end {
+                pieces.partial.push((at(end_hour * HOUR), at(end)));
+            }
+        }
+        pieces
+    }
+}
+
+fn at(epoch_seconds: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp(epoch_seconds, 0).expect("a bucket edge is a valid time")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buckets(start: &str, seconds: i64, count: usize) -> Buckets {
+        Buckets {
+            start: start.parse().unwrap(),
+            seconds,
+            count,
+        }
+    }
+
+    #[test]
+    fn day_buckets_from_midnight_are_whole_hours() {
+        let pieces = Pieces::of(buckets("2026-11-01T00:00:00Z", 86_400, 3));
+        let first = "2026-11-01T00:00:00Z"
+            .parse::<DateTime<Utc>>()
+            .unwrap()
+            .timestamp()
+            / 3600;
+        assert_eq!(pieces.hours, vec![(first, first + 72)]);
+        assert!(pieces.partial.is_empty());
+    }
+
+    #[test]
+    fn an_alert_window_ending_mid_hour_reads_its_edges_from_the_events() {
+        let pieces = Pieces::of(buckets("2026-11-01T10:30:00Z", 86_400, 2));
+        let ten = "2026-11-01T10:00:00Z"
+            .parse::<DateTime<Utc>>()
+            .unwrap()
+            .timestamp()
+            / 3600;
+        // Each day bucket has 23 whole hours; the hour holding a bucket edge is split.
+        assert_eq!(
+            pieces.hours,
+            vec![(ten + 1, ten + 24), (ten + 25, ten + 48)]
+        );
+        assert_eq!(pieces.partial.len(), 4);
+        assert_eq!(
+            pieces.partial[0].0,
+            "2026-11-01T10:30:00Z".parse::<DateTime<Utc>>().unwrap()
+        );
+        assert_eq!(
+            pieces.partial[0].1,
+            "2026-11-01T11:00:00Z".parse::<DateTime<Utc>>().unwrap()
+        );
+        assert_eq!(
+            pieces.partial[3].1,
+            "2026-11-03T10:30:00Z".parse::<DateTime<Utc>>().unwrap()
+        );
+    }
+
+    #[test]
+    fn an_hour_bucket_off_the_hour_is_all_edges() {
+        let pieces = Pieces::of(buckets("2026-11-01T10:30:00Z", 3_600, 2));
+        assert!(pieces.hours.is_empty());
+        assert_eq!(pieces.partial.len(), 2);
+    }
 }

@@ -334,7 +334,9 @@ async fn erase_events(db: &Db, game_id: Uuid, player_id: &str) -> Result<u64, Pl
     let which = sea_orm::Condition::all()
         .add(events::Column::GameId.eq(game_id))
         .add(events::Column::PlayerId.eq(player_id));
-    Ok(crate::events::retention::delete_in_batches(db, which).await?)
+    let deleted = crate::events::retention::delete_in_batches(db, which).await?;
+    crate::aggregates::forget_player(db, game_id, player_id).await?;
+    Ok(deleted)
 }
 
 /// What an audit entry records.

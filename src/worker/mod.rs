@@ -25,6 +25,7 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
     crate::alerts::schedule(&scheduler, &state).await?;
     crate::presence::schedule(&scheduler, &state).await?;
     crate::events::retention::schedule(&scheduler, &state).await?;
+    crate::aggregates::backfill::schedule(&scheduler, &state).await?;
     scheduler.start().await?;
     Ok(scheduler)
 }

@@ -3,7 +3,7 @@ use crate::helpers::{spawn_app, Fetch, TestApp};
 use chrono::{DateTime, Duration, Utc};
 use entity::{api_keys, events};
 use reqwest::Method;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, TransactionTrait};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -51,37 +51,47 @@ pub async fn seed_events(app: &TestApp, game_id: &str, list: &[Ev]) {
         .await
         .unwrap()
         .expect("the game has an API key");
-    let rows: Vec<events::ActiveModel> = list
+    let rows: Vec<events::Model> = list
         .iter()
-        .map(|e| {
-            events::ActiveModel::from(events::Model {
-                id: Uuid::now_v7(),
-                game_id,
-                api_key_id: key.id,
-                environment: key.environment.clone(),
-                event_name: e.name.clone(),
-                event_id: None,
-                player_id: e.player.clone(),
-                session_id: e.session.clone(),
-                actor_id: e.player.clone().unwrap_or_else(|| e.session.clone()),
-                properties: e.properties.clone(),
-                revenue_amount: (e.name == "purchase")
-                    .then(|| e.properties["amount"].as_f64())
-                    .flatten(),
-                log_level: (e.name == "log")
-                    .then(|| e.properties["level"].as_str().map(String::from))
-                    .flatten(),
-                occurred_at: e.at,
-                received_at: app.state.now(),
-            })
+        .map(|e| events::Model {
+            id: Uuid::now_v7(),
+            game_id,
+            api_key_id: key.id,
+            environment: key.environment.clone(),
+            event_name: e.name.clone(),
+            event_id: None,
+            player_id: e.player.clone(),
+            session_id: e.session.clone(),
+            actor_id: e.player.clone().unwrap_or_else(|| e.session.clone()),
+            properties: e.properties.clone(),
+            revenue_amount: (e.name == "purchase")
+                .then(|| e.properties["amount"].as_f64())
+                .flatten(),
+            log_level: (e.name == "log")
+                .then(|| e.properties["level"].as_str().map(String::from))
+                .flatten(),
+            occurred_at: e.at,
+            received_at: app.state.now(),
         })
         .collect();
+    // Stored with their aggregates in one transaction, as the event writer does.
+    let txn = app.state.db.begin().await.unwrap();
     for chunk in rows.chunks(500) {
-        events::Entity::insert_many(chunk.to_vec())
-            .exec_without_returning(&app.state.db)
+        events::Entity::insert_many(chunk.iter().cloned().map(events::ActiveModel::from))
+            .exec_without_returning(&txn)
             .await
             .unwrap();
+        let stored: Vec<&events::Model> = chunk.iter().collect();
+        playtrace::aggregates::ingest::add_game(
+            &mut playtrace::aggregates::Tx::SeaOrm(&txn),
+            game_id,
+            &stored,
+            0,
+        )
+        .await
+        .unwrap();
     }
+    txn.commit().await.unwrap();
 }
 
 async fn create_funnel(app: &TestApp, token: &str, game_id: &str, body: Value) -> Value {

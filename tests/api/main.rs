@@ -8,6 +8,7 @@ mod mail_sink;
 mod accounts;
 mod achievements;
 mod alerts;
+mod analytics;
 mod config;
 mod conformance;
 mod cors;

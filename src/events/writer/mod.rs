@@ -1,8 +1,10 @@
 //! The events' group commit (see `store::group_commit`): one step reserves the monthly quota of
 //! every queued request in the hot store, one transaction stores the rows of those that fit
 //! (multi-row INSERTs, chunked under the drivers' bind parameter limits) plus the monthly usage
-//! counts, and amounts not stored are given back.
+//! counts and the analytics aggregates (`crate::aggregates`), and amounts not stored are given
+//! back.
 use super::quota::{counter_name, stored_events};
+use crate::aggregates::Tx;
 use crate::store::{
     group_commit::{Batch, GroupCommit, Lane},
     hot::{
@@ -362,13 +364,18 @@ async fn store_portable(
         .await?;
         inserted_keyed.extend(ids);
     }
-    let stored = plain.iter().copied().chain(
-        keyed
-            .iter()
-            .copied()
-            .filter(|r| inserted_keyed.contains(&r.id)),
-    );
-    add_usage(&txn, usage(stored), shard).await?;
+    let stored: Vec<&events::Model> = plain
+        .iter()
+        .copied()
+        .chain(
+            keyed
+                .iter()
+                .copied()
+                .filter(|r| inserted_keyed.contains(&r.id)),
+        )
+        .collect();
+    add_usage(&txn, usage(stored.iter().copied()), shard).await?;
+    crate::aggregates::ingest::add(&mut Tx::SeaOrm(&txn), &stored, shard).await?;
     txn.commit().await?;
     Ok(outcomes(jobs, &inserted_keyed))
 }

@@ -1,6 +1,8 @@
 //! PostgreSQL: each column travels as one array and `UNNEST` turns them back into rows, so a
-//! batch of any size is one statement with 14 parameters whose plan stays prepared.
+//! batch of any size is one statement with 14 parameters whose plan stays prepared; the
+//! aggregates follow in the same transaction.
 use super::{outcomes, split, Written};
+use crate::aggregates::Tx;
 use crate::store::pg::db_error;
 use chrono::{DateTime, Utc};
 use entity::events;
@@ -68,13 +70,15 @@ fn add_usage(source: &str, shard: usize) -> String {
 }
 
 /// Rows without an `event_id` ($1-$14) cannot conflict; rows with one ($15-$28) may repeat
-/// a stored event, and the ids returned are those that were new. The usage counts take
-/// every stored row, in this writer's shard ($29).
+/// a stored event, and the ids returned are those that were new (`false`), with the games
+/// that still exist (`true`). The usage counts take every stored row, in this writer's shard
+/// ($29).
 static STORE: LazyLock<String> = LazyLock::new(|| {
     format!(
         "WITH {}, plain AS ({} RETURNING game_id, received_at), \
          keyed AS ({} ON CONFLICT (game_id, event_id) WHERE event_id IS NOT NULL DO NOTHING \
-         RETURNING id, game_id, received_at), usage AS ({}) SELECT id FROM keyed",
+         RETURNING id, game_id, received_at), usage AS ({}) \
+         SELECT id, false FROM keyed UNION ALL SELECT id, true FROM live",
         live("$2::uuid[] || $16::uuid[]"),
         insert_from_arrays(1),
         insert_from_arrays(15),
@@ -87,10 +91,12 @@ static STORE: LazyLock<String> = LazyLock::new(|| {
 });
 
 /// The same for a group where no event carries an `event_id` (most groups): one insert
-/// fewer for PostgreSQL to set up on every execution. Rows $1-$14, shard $15.
+/// fewer for PostgreSQL to set up on every execution. Rows $1-$14, shard $15; returns the
+/// games that still exist.
 static STORE_PLAIN: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "WITH {}, plain AS ({} RETURNING game_id, received_at) {}",
+        "WITH {}, plain AS ({} RETURNING game_id, received_at), usage AS ({}) \
+         SELECT id, true FROM live",
         live("$2::uuid[]"),
         insert_from_arrays(1),
         add_usage("SELECT game_id, received_at FROM plain", 15)
@@ -156,30 +162,49 @@ impl Columns {
     }
 }
 
-/// Both inserts and the usage counts are one statement (data-modifying CTEs), which
-/// PostgreSQL runs as one transaction: one round trip and one commit per group.
+/// Both inserts and the usage counts are one statement (data-modifying CTEs); the aggregates
+/// of the stored rows follow in the same transaction.
 pub async fn store(
     connection: &mut PgConnection,
     jobs: &[&[events::Model]],
     shard: i16,
 ) -> Result<Vec<Written>, DbErr> {
     let (plain, keyed) = split(jobs);
-    if keyed.is_empty() {
-        Columns::of(&plain)
-            .bind(sqlx::query(STORE_PLAIN.as_str()))
-            .bind(shard)
-            .execute(&mut *connection)
-            .await
-            .map_err(db_error)?;
-        return Ok(outcomes(jobs, &HashSet::new()));
-    }
-    let query = Columns::of(&keyed)
-        .bind(Columns::of(&plain).bind(sqlx::query(STORE.as_str())))
-        .bind(shard);
-    let rows = query.fetch_all(connection).await.map_err(db_error)?;
+    let mut txn = sqlx::Connection::begin(connection)
+        .await
+        .map_err(db_error)?;
+    let query = if keyed.is_empty() {
+        Columns::of(&plain).bind(sqlx::query(STORE_PLAIN.as_str()))
+    } else {
+        Columns::of(&keyed).bind(Columns::of(&plain).bind(sqlx::query(STORE.as_str())))
+    };
+    let rows = query
+        .bind(shard)
+        .fetch_all(&mut *txn)
+        .await
+        .map_err(db_error)?;
     let mut inserted_keyed = HashSet::with_capacity(rows.len());
+    let mut live = HashSet::new();
     for row in rows {
-        inserted_keyed.insert(sqlx::Row::try_get::<Uuid, _>(&row, 0).map_err(db_error)?);
+        let id = sqlx::Row::try_get::<Uuid, _>(&row, 0).map_err(db_error)?;
+        if sqlx::Row::try_get::<bool, _>(&row, 1).map_err(db_error)? {
+            live.insert(id);
+        } else {
+            inserted_keyed.insert(id);
+        }
     }
+    let stored: Vec<&events::Model> = plain
+        .iter()
+        .copied()
+        .filter(|row| live.contains(&row.game_id))
+        .chain(
+            keyed
+                .iter()
+                .copied()
+                .filter(|row| inserted_keyed.contains(&row.id)),
+        )
+        .collect();
+    crate::aggregates::ingest::add(&mut Tx::Postgres(&mut txn), &stored, shard).await?;
+    txn.commit().await.map_err(db_error)?;
     Ok(outcomes(jobs, &inserted_keyed))
 }

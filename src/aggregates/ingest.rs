@@ -1,0 +1,385 @@
+//! Adding stored events to the aggregates, inside the transaction that stores them. Per game
+//! in the group:
+//! 1. the hour counts (events, log errors, revenue per environment and event name) are added
+//!    to this writer's shard;
+//! 2. the (scope, player, hour) and (scope, player, day) rows are inserted where missing; the
+//!    ones that were new add one to that hour's or day's distinct active users;
+//! 3. players with a new day have their first and last day updated, locked (PostgreSQL) so
+//!    that concurrent writers of the same player take turns, and the retention cohorts follow:
+//!    a new player joins the cohort of its first day, a return 1 to 30 days after the first
+//!    day counts for that cohort, and a late event that moves a player's first day earlier
+//!    moves the player and its returns to the earlier cohort.
+//!
+//! Every statement's rows are sorted, so concurrent writers lock shared rows in one order.
+use super::{day_of, hour_of, tx::Row, Tx, ALL_ENVIRONMENTS, MAX_RETURN_DAY};
+use entity::events;
+use sea_orm::DbErr;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use uuid::Uuid;
+
+const ADD_COUNTS: &str = "INSERT INTO analytics_event_counts \
+     (game_id, hour, environment, event_name, shard, events, log_errors, revenue) \
+     SELECT $1, CAST(value->>'h' AS BIGINT), value->>'e', value->>'n', $3, \
+     CAST(value->>'c' AS BIGINT), CAST(value->>'l' AS BIGINT), \
+     CAST(value->>'r' AS DOUBLE PRECISION) FROM {rows} WHERE true \
+     ON CONFLICT (game_id, hour, environment, event_name, shard) DO UPDATE SET \
+     events = analytics_event_counts.events + excluded.events, \
+     log_errors = analytics_event_counts.log_errors + excluded.log_errors, \
+     revenue = analytics_event_counts.revenue + excluded.revenue";
+
+const ADD_HOURS: &str = "INSERT INTO analytics_player_hours (game_id, scope, hour, actor_id) \
+     SELECT $1, value->>'s', CAST(value->>'b' AS BIGINT), value->>'a' FROM {rows} WHERE true \
+     ON CONFLICT DO NOTHING RETURNING scope, actor_id, hour, CAST(0 AS BIGINT)";
+
+const ADD_DAYS: &str = "INSERT INTO analytics_player_days (game_id, scope, actor_id, day) \
+     SELECT $1, value->>'s', value->>'a', CAST(value->>'b' AS BIGINT) FROM {rows} WHERE true \
+     ON CONFLICT DO NOTHING RETURNING scope, actor_id, day, CAST(0 AS BIGINT)";
+
+const ADD_ACTIVE: &str = "INSERT INTO analytics_active_users \
+     (game_id, scope, span, bucket, shard, users) \
+     SELECT $1, value->>'s', value->>'p', CAST(value->>'b' AS BIGINT), $3, \
+     CAST(value->>'u' AS BIGINT) FROM {rows} WHERE true \
+     ON CONFLICT (game_id, scope, span, bucket, shard) DO UPDATE SET \
+     users = analytics_active_users.users + excluded.users";
+
+const NEW_PLAYERS: &str = "INSERT INTO analytics_players \
+     (game_id, scope, actor_id, first_day, last_day) \
+     SELECT $1, value->>'s', value->>'a', CAST(value->>'f' AS BIGINT), \
+     CAST(value->>'l' AS BIGINT) FROM {rows} WHERE true \
+     ON CONFLICT DO NOTHING RETURNING scope, actor_id, first_day, last_day";
+
+const KNOWN_PLAYERS: &str = "SELECT p.scope, p.actor_id, p.first_day, p.last_day \
+     FROM analytics_players p JOIN {rows} ON p.scope = value->>'s' AND p.actor_id = value->>'a' \
+     WHERE p.game_id = $1 ORDER BY p.scope, p.actor_id{lock}";
+
+const SET_PLAYERS: &str = "INSERT INTO analytics_players \
+     (game_id, scope, actor_id, first_day, last_day) \
+     SELECT $1, value->>'s', value->>'a', CAST(value->>'f' AS BIGINT), \
+     CAST(value->>'l' AS BIGINT) FROM {rows} WHERE true \
+     ON CONFLICT (game_id, scope, actor_id) DO UPDATE SET \
+     first_day = excluded.first_day, last_day = excluded.last_day";
+
+const PLAYER_DAYS: &str = "SELECT d.scope, d.actor_id, d.day, CAST(0 AS BIGINT) \
+     FROM analytics_player_days d JOIN {rows} ON d.scope = value->>'s' \
+     AND d.actor_id = value->>'a' AND d.day >= CAST(value->>'f' AS BIGINT) \
+     AND d.day <= CAST(value->>'l' AS BIGINT) WHERE d.game_id = $1";
+
+const ADD_COHORTS: &str = "INSERT INTO analytics_cohorts \
+     (game_id, scope, cohort_day, day_offset, shard, users) \
+     SELECT $1, value->>'s', CAST(value->>'d' AS BIGINT), CAST(value->>'o' AS SMALLINT), $3, \
+     CAST(value->>'u' AS BIGINT) FROM {rows} WHERE true \
+     ON CONFLICT (game_id, scope, cohort_day, day_offset, shard) DO UPDATE SET \
+     users = analytics_cohorts.users + excluded.users";
+
+const PENDING_BACKFILL: &str = "SELECT 'backfill', 'backfill', boundary_ms, CAST(0 AS BIGINT) \
+     FROM analytics_backfill WHERE game_id = $1";
+
+#[derive(Serialize)]
+struct CountRow<'a> {
+    h: i64,
+    e: &'a str,
+    n: &'a str,
+    c: i64,
+    l: i64,
+    r: f64,
+}
+
+/// A (scope, player, bucket) row; as a range of days (`f`..=`l`) too.
+#[derive(Serialize)]
+struct PlayerRow<'a> {
+    s: &'a str,
+    a: &'a str,
+    b: i64,
+}
+
+#[derive(Serialize)]
+struct BucketRow<'a> {
+    s: &'a str,
+    p: &'a str,
+    b: i64,
+    u: i64,
+}
+
+#[derive(Serialize)]
+struct FirstLastRow<'a> {
+    s: &'a str,
+    a: &'a str,
+    f: i64,
+    l: i64,
+}
+
+#[derive(Serialize)]
+struct CohortRow<'a> {
+    s: &'a str,
+    d: i64,
+    o: i64,
+    u: i64,
+}
+
+fn json<T: Serialize>(rows: &[T]) -> String {
+    serde_json::to_string(rows).expect("aggregate rows serialize")
+}
+
+/// Adds `stored` (events just stored in `tx`) to the aggregates, in the writer's `shard`.
+/// Events a pending backfill of their game will count (stored before the aggregates existed)
+/// are left to it.
+pub async fn add(tx: &mut Tx<'_>, stored: &[&events::Model], shard: i16) -> Result<(), DbErr> {
+    let mut games: BTreeMap<Uuid, Vec<&events::Model>> = BTreeMap::new();
+    for row in stored {
+        games.entry(row.game_id).or_default().push(row);
+    }
+    for (game_id, mut rows) in games {
+        let pending = tx.fetch(PENDING_BACKFILL, game_id, None).await?;
+        if let Some((_, _, boundary_ms, _)) = pending.first() {
+            rows.retain(|row| !counted_by_backfill(row.id, *boundary_ms));
+        }
+        add_game(tx, game_id, &rows, shard).await?;
+    }
+    Ok(())
+}
+
+/// Whether an event's id (UUIDv7: its first 48 bits are its creation time in milliseconds)
+/// was made at or before the backfill boundary.
+pub fn counted_by_backfill(id: Uuid, boundary_ms: i64) -> bool {
+    let created_ms = (id.as_u128() >> 80) as i64;
+    created_ms <= boundary_ms
+}
+
+/// Adds one game's stored events.
+pub async fn add_game(
+    tx: &mut Tx<'_>,
+    game_id: Uuid,
+    rows: &[&events::Model],
+    shard: i16,
+) -> Result<(), DbErr> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let mut counts: BTreeMap<(i64, &str, &str), (i64, i64, f64)> = BTreeMap::new();
+    let mut hours: BTreeSet<(&str, i64, &str)> = BTreeSet::new();
+    let mut days: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
+    for row in rows {
+        let hour = hour_of(row.occurred_at);
+        let day = day_of(row.occurred_at);
+        let count = counts
+            .entry((hour, &row.environment, &row.event_name))
+            .or_insert((0, 0, 0.0));
+        count.0 += 1;
+        if row.event_name == "log" && matches!(row.log_level.as_deref(), Some("error" | "warning"))
+        {
+            count.1 += 1;
+        }
+        if row.event_name == "purchase" {
+            count.2 += row.revenue_amount.unwrap_or(0.0);
+        }
+        for scope in [row.environment.as_str(), ALL_ENVIRONMENTS] {
+            hours.insert((scope, hour, &row.actor_id));
+            days.insert((scope, &row.actor_id, day));
+        }
+    }
+    let counts: Vec<CountRow> = counts
+        .into_iter()
+        .map(|((h, e, n), (c, l, r))| CountRow { h, e, n, c, l, r })
+        .collect();
+    tx.execute(ADD_COUNTS, game_id, &json(&counts), Some(shard))
+        .await?;
+
+    let hours: Vec<PlayerRow> = hours
+        .into_iter()
+        .map(|(s, b, a)| PlayerRow { s, a, b })
+        .collect();
+    let new_hours = tx.fetch(ADD_HOURS, game_id, Some(&json(&hours))).await?;
+    add_active(tx, game_id, "hour", &new_hours, shard).await?;
+
+    let days: Vec<PlayerRow> = days
+        .into_iter()
+        .map(|(s, a, b)| PlayerRow { s, a, b })
+        .collect();
+    let new_days = tx.fetch(ADD_DAYS, game_id, Some(&json(&days))).await?;
+    add_active(tx, game_id, "day", &new_days, shard).await?;
+    if !new_days.is_empty() {
+        follow_players(tx, game_id, &new_days, shard).await?;
+    }
+    Ok(())
+}
+
+/// Adds the new (scope, player, bucket) rows to the distinct counts of their buckets.
+async fn add_active(
+    tx: &mut Tx<'_>,
+    game_id: Uuid,
+    span: &str,
+    new: &[Row],
+    shard: i16,
+) -> Result<(), DbErr> {
+    let mut users: BTreeMap<(&str, i64), i64> = BTreeMap::new();
+    for (scope, _, bucket, _) in new {
+        *users.entry((scope, *bucket)).or_default() += 1;
+    }
+    if users.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<BucketRow> = users
+        .into_iter()
+        .map(|((s, b), u)| BucketRow { s, p: span, b, u })
+        .collect();
+    tx.execute(ADD_ACTIVE, game_id, &json(&rows), Some(shard))
+        .await
+}
+
+/// Moves the first and last days of the players with new days, and the cohorts with them.
+async fn follow_players(
+    tx: &mut Tx<'_>,
+    game_id: Uuid,
+    new_days: &[Row],
+    shard: i16,
+) -> Result<(), DbErr> {
+    let mut players: BTreeMap<(&str, &str), Vec<i64>> = BTreeMap::new();
+    for (scope, actor, day, _) in new_days {
+        players.entry((scope, actor)).or_default().push(*day);
+    }
+    let firsts: Vec<FirstLastRow> = players
+        .iter()
+        .map(|((s, a), days)| FirstLastRow {
+            s,
+            a,
+            f: *days.iter().min().expect("a player here has a new day"),
+            l: *days.iter().max().expect("a player here has a new day"),
+        })
+        .collect();
+    let inserted = tx.fetch(NEW_PLAYERS, game_id, Some(&json(&firsts))).await?;
+    let inserted: BTreeSet<(&str, &str)> = inserted
+        .iter()
+        .map(|(scope, actor, _, _)| (scope.as_str(), actor.as_str()))
+        .collect();
+    let mut cohorts: BTreeMap<(String, i64, i64), i64> = BTreeMap::new();
+    let mut add = |scope: &str, cohort: i64, offset: i64, users: i64| {
+        *cohorts
+            .entry((scope.to_string(), cohort, offset))
+            .or_default() += users;
+    };
+    // A new player: its first day's cohort, and its other new days as returns.
+    for ((scope, actor), days) in &players {
+        if inserted.contains(&(*scope, *actor)) {
+            let first = *days.iter().min().expect("a player here has a new day");
+            add(scope, first, 0, 1);
+            for day in days {
+                if (1..=MAX_RETURN_DAY).contains(&(day - first)) {
+                    add(scope, first, day - first, 1);
+                }
+            }
+        }
+    }
+    let known: Vec<&FirstLastRow> = firsts
+        .iter()
+        .filter(|row| !inserted.contains(&(row.s, row.a)))
+        .collect();
+    if known.is_empty() {
+        return write_cohorts(tx, game_id, cohorts, shard).await;
+    }
+    let stored = tx
+        .fetch(KNOWN_PLAYERS, game_id, Some(&json(&known)))
+        .await?;
+    let mut changed: Vec<FirstLastRow> = Vec::new();
+    let mut moved: Vec<(FirstLastRow, i64)> = Vec::new();
+    for (scope, actor, first, last) in &stored {
+        let days = &players[&(scope.as_str(), actor.as_str())];
+        let earliest = *days.iter().min().expect("a player here has a new day");
+        let latest = *days.iter().max().expect("a player here has a new day");
+        let row = FirstLastRow {
+            s: scope,
+            a: actor,
+            f: earliest.min(*first),
+            l: latest.max(*last),
+        };
+        if row.f < *first {
+            // The first day moved earlier: recount from the player's days (below).
+            moved.push((row, *first));
+            continue;
+        }
+        for day in days {
+            if (1..=MAX_RETURN_DAY).contains(&(day - first)) {
+                add(scope, *first, day - first, 1);
+            }
+        }
+        if row.l != *last {
+            changed.push(row);
+        }
+    }
+    if !moved.is_empty() {
+        // Every day of these players from the new first day to 30 days after the old one,
+        // the new days included (this transaction inserted them).
+        let ranges: Vec<FirstLastRow> = moved
+            .iter()
+            .map(|(row, old_first)| FirstLastRow {
+                s: row.s,
+                a: row.a,
+                f: row.f,
+                l: old_first + MAX_RETURN_DAY,
+            })
+            .collect();
+        let all_days = tx.fetch(PLAYER_DAYS, game_id, Some(&json(&ranges))).await?;
+        let mut by_player: BTreeMap<(&str, &str), BTreeSet<i64>> = BTreeMap::new();
+        for (scope, actor, day, _) in &all_days {
+            by_player.entry((scope, actor)).or_default().insert(*day);
+        }
+        for (row, old_first) in moved {
+            let new_here = &players[&(row.s, row.a)];
+            let days = by_player.remove(&(row.s, row.a)).unwrap_or_default();
+            add(row.s, old_first, 0, -1);
+            add(row.s, row.f, 0, 1);
+            for offset in 1..=MAX_RETURN_DAY {
+                let before = old_first + offset;
+                if days.contains(&before) && !new_here.contains(&before) {
+                    add(row.s, old_first, offset, -1);
+                }
+                if days.contains(&(row.f + offset)) {
+                    add(row.s, row.f, offset, 1);
+                }
+            }
+            changed.push(row);
+        }
+    }
+    if !changed.is_empty() {
+        changed.sort_by(|a, b| (a.s, a.a).cmp(&(b.s, b.a)));
+        tx.execute(SET_PLAYERS, game_id, &json(&changed), None)
+            .await?;
+    }
+    write_cohorts(tx, game_id, cohorts, shard).await
+}
+
+async fn write_cohorts(
+    tx: &mut Tx<'_>,
+    game_id: Uuid,
+    cohorts: BTreeMap<(String, i64, i64), i64>,
+    shard: i16,
+) -> Result<(), DbErr> {
+    let rows: Vec<CohortRow> = cohorts
+        .iter()
+        .filter(|(_, users)| **users != 0)
+        .map(|((s, d, o), u)| CohortRow {
+            s,
+            d: *d,
+            o: *o,
+            u: *u,
+        })
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    tx.execute(ADD_COHORTS, game_id, &json(&rows), Some(shard))
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backfill_boundary_compares_an_ids_creation_time() {
+        let id = Uuid::now_v7();
+        let created_ms = chrono::Utc::now().timestamp_millis();
+        assert!(counted_by_backfill(id, created_ms + 1_000));
+        assert!(!counted_by_backfill(id, created_ms - 1_000));
+    }
+}

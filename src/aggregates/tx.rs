@@ -1,0 +1,112 @@
+//! The transaction the aggregates are written in: the PostgreSQL event writer's own connection
+//! (inside its transaction), or a SeaORM transaction (SQLite, and the backfill on both). Every
+//! statement takes the game as `$1` and its rows as one JSON array `$2`, unnested by the
+//! database, so one SQL text serves any number of rows on both backends.
+use crate::store::pg::db_error;
+use sea_orm::{
+    sqlx::{self, PgConnection},
+    ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, Statement,
+};
+use uuid::Uuid;
+
+pub enum Tx<'a> {
+    Postgres(&'a mut PgConnection),
+    SeaOrm(&'a DatabaseTransaction),
+}
+
+/// A row a query returns: two texts and two integers (unused ones are 0).
+pub type Row = (String, String, i64, i64);
+
+impl Tx<'_> {
+    fn postgres(&self) -> bool {
+        match self {
+            Self::Postgres(_) => true,
+            Self::SeaOrm(txn) => txn.get_database_backend() == DbBackend::Postgres,
+        }
+    }
+
+    /// `sql` (one of this module's constants: no outside text) with `{rows}` made the rows of the JSON array `$2` (each row's fields read as
+    /// `value->>'name'`) and `{lock}` a row lock where the backend has one.
+    fn spell(&self, sql: &str) -> String {
+        let (rows, lock) = if self.postgres() {
+            ("json_array_elements($2::json)", " FOR UPDATE OF p")
+        } else {
+            ("json_each($2)", "")
+        };
+        sql.replace("{rows}", rows).replace("{lock}", lock)
+    }
+
+    /// Runs a statement over `rows` (`$2`) of `game` (`$1`), with `shard` as `$3` when given.
+    pub async fn execute(
+        &mut self,
+        sql: &str,
+        game: Uuid,
+        rows: &str,
+        shard: Option<i16>,
+    ) -> Result<(), DbErr> {
+        let sql = self.spell(sql);
+        match self {
+            Self::Postgres(connection) => {
+                let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(game).bind(rows);
+                if let Some(shard) = shard {
+                    query = query.bind(shard);
+                }
+                query.execute(&mut **connection).await.map_err(db_error)?;
+            }
+            Self::SeaOrm(txn) => {
+                let mut values = vec![game.into(), rows.into()];
+                values.extend(shard.map(Into::into));
+                txn.execute_raw(Statement::from_sql_and_values(
+                    txn.get_database_backend(),
+                    sql,
+                    values,
+                ))
+                .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a query over `rows` of `game` (with none, the query has no `$2`) and returns its
+    /// rows.
+    pub async fn fetch(
+        &mut self,
+        sql: &str,
+        game: Uuid,
+        rows: Option<&str>,
+    ) -> Result<Vec<Row>, DbErr> {
+        let sql = self.spell(sql);
+        match self {
+            Self::Postgres(connection) => {
+                let mut query = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql)).bind(game);
+                if let Some(rows) = rows {
+                    query = query.bind(rows);
+                }
+                let found = query.fetch_all(&mut **connection).await.map_err(db_error)?;
+                Ok(found)
+            }
+            Self::SeaOrm(txn) => {
+                let mut values = vec![game.into()];
+                values.extend(rows.map(Into::into));
+                let found = txn
+                    .query_all_raw(Statement::from_sql_and_values(
+                        txn.get_database_backend(),
+                        sql,
+                        values,
+                    ))
+                    .await?;
+                found
+                    .into_iter()
+                    .map(|row| {
+                        Ok((
+                            row.try_get_by_index(0)?,
+                            row.try_get_by_index(1)?,
+                            row.try_get_by_index(2)?,
+                            row.try_get_by_index(3)?,
+                        ))
+                    })
+                    .collect()
+            }
+        }
+    }
+}

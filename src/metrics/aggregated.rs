@@ -1,0 +1,218 @@
+//! Metrics read from the aggregates kept at ingest (`crate::aggregates`): hour counts for
+//! events, crashes, log errors and revenue; hour and day distinct counts for active users;
+//! cohort counters for retention. Each read touches the rows of the buckets it answers.
+use super::{
+    raw::{ranges_filter, scope_filter},
+    service::{Buckets, Metric, Pieces, Point, Scope},
+};
+use crate::{
+    aggregates::{scope_of, SECONDS_PER_DAY, SECONDS_PER_HOUR},
+    query::{epoch_seconds, Params},
+};
+use chrono::{DateTime, Utc};
+use sea_orm::{ConnectionTrait, DbErr, QueryResult, Statement};
+
+/// The distinct-count span buckets line up with: `day` for day buckets starting at midnight,
+/// `hour` for hour buckets starting on the hour.
+pub fn span_of(buckets: Buckets) -> Option<(&'static str, i64)> {
+    let start = buckets.start.timestamp();
+    [("day", SECONDS_PER_DAY), ("hour", SECONDS_PER_HOUR)]
+        .into_iter()
+        .find(|(_, seconds)| buckets.seconds == *seconds && start % seconds == 0)
+}
+
+/// `hour` (a column of whole hours) inside one of `hours`, as SQL.
+fn hours_filter(hours: &[(i64, i64)], p: &mut Params) -> String {
+    hours
+        .iter()
+        .map(|(first, end)| format!("(hour >= {} AND hour < {})", p.bind(*first), p.bind(*end)))
+        .collect::<Vec<_>>()
+        .join(" OR ")
+}
+
+async fn query(
+    db: &impl ConnectionTrait,
+    sql: String,
+    p: Params,
+) -> Result<Vec<QueryResult>, DbErr> {
+    db.query_all_raw(Statement::from_sql_and_values(
+        db.get_database_backend(),
+        sql,
+        p.0,
+    ))
+    .await
+}
+
+/// Rows of (`bucket`, `value`) into one point per bucket, 0 where there is no row.
+fn points(rows: Vec<QueryResult>, count: usize) -> Result<Vec<Point>, DbErr> {
+    let mut points = vec![Point::count(0.0); count];
+    for row in rows {
+        let bucket: i64 = row.try_get("", "bucket")?;
+        let value: Option<f64> = row.try_get("", "value")?;
+        if let Some(point) = usize::try_from(bucket).ok().and_then(|b| points.get_mut(b)) {
+            point.value = Some(value.unwrap_or(0.0));
+        }
+    }
+    Ok(points)
+}
+
+/// A count or revenue metric per bucket over the whole hours `hours`.
+pub async fn counts(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    metric: Metric,
+    buckets: Buckets,
+    hours: &[(i64, i64)],
+) -> Result<Vec<Point>, DbErr> {
+    if hours.is_empty() {
+        return Ok(vec![Point::count(0.0); buckets.count]);
+    }
+    let (name, column) = match metric {
+        Metric::Events => (None, "events"),
+        Metric::Crashes => (Some("crash"), "events"),
+        Metric::LogErrors => (Some("log"), "log_errors"),
+        Metric::Revenue => (Some("purchase"), "revenue"),
+        Metric::ActiveUsers | Metric::RetentionD7 => {
+            unreachable!("distinct counts are not summed over hours")
+        }
+    };
+    let mut p = Params::default();
+    let game = p.bind(scope.game_id);
+    let start = p.bind(buckets.start.timestamp());
+    let size = p.bind(buckets.seconds);
+    let within = hours_filter(hours, &mut p);
+    let mut filter = String::new();
+    if let Some(environment) = &scope.environment {
+        filter.push_str(&format!(
+            " AND environment = {}",
+            p.bind(environment.clone())
+        ));
+    }
+    if let Some(name) = name
+        .map(str::to_string)
+        .or_else(|| scope.event_name.clone())
+    {
+        filter.push_str(&format!(" AND event_name = {}", p.bind(name)));
+    }
+    let sql = format!(
+        "SELECT (hour * {SECONDS_PER_HOUR} - {start}) / {size} AS bucket, \
+         CAST(SUM({column}) AS DOUBLE PRECISION) AS value FROM analytics_event_counts \
+         WHERE game_id = {game} AND ({within}){filter} GROUP BY 1"
+    );
+    points(query(db, sql, p).await?, buckets.count)
+}
+
+/// Distinct active users per bucket from the counts of the span the buckets line up with.
+pub async fn active_users(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    buckets: Buckets,
+    (span, span_seconds): (&str, i64),
+) -> Result<Vec<Point>, DbErr> {
+    let mut p = Params::default();
+    let game = p.bind(scope.game_id);
+    let scope_name = p.bind(scope_of(scope.environment.as_deref()).to_string());
+    let span = p.bind(span.to_string());
+    let start = p.bind(buckets.start.timestamp());
+    let size = p.bind(buckets.seconds);
+    let first = p.bind(buckets.start.timestamp() / span_seconds);
+    let end = p.bind(buckets.end().timestamp() / span_seconds);
+    let sql = format!(
+        "SELECT (bucket * {span_seconds} - {start}) / {size} AS bucket, \
+         CAST(SUM(users) AS DOUBLE PRECISION) AS value FROM analytics_active_users \
+         WHERE game_id = {game} AND scope = {scope_name} AND span = {span} \
+         AND bucket >= {first} AND bucket < {end} GROUP BY 1"
+    );
+    points(query(db, sql, p).await?, buckets.count)
+}
+
+/// Distinct active users per bucket when buckets do not line up with hours (an alert's
+/// window ending now): the players of each whole hour, and the events of the parts of an
+/// hour at the buckets' edges, counted once per bucket.
+pub async fn active_users_unaligned(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    buckets: Buckets,
+) -> Result<Vec<Point>, DbErr> {
+    let pieces = Pieces::of(buckets);
+    let backend = db.get_database_backend();
+    let mut p = Params::default();
+    let game = p.bind(scope.game_id);
+    let start = p.bind(buckets.start.timestamp());
+    let size = p.bind(buckets.seconds);
+    let scope_name = p.bind(scope_of(scope.environment.as_deref()).to_string());
+    let hours = if pieces.hours.is_empty() {
+        "1 = 0".to_string()
+    } else {
+        hours_filter(&pieces.hours, &mut p)
+    };
+    let edges = ranges_filter(&pieces.partial, &mut p);
+    let environment = scope_filter(scope, &mut p);
+    let sql = format!(
+        "SELECT bucket, CAST(COUNT(DISTINCT actor_id) AS DOUBLE PRECISION) AS value FROM (\
+           SELECT (hour * {SECONDS_PER_HOUR} - {start}) / {size} AS bucket, actor_id \
+           FROM analytics_player_hours WHERE game_id = {game} AND scope = {scope_name} AND ({hours}) \
+           UNION ALL \
+           SELECT ({epoch} - {start}) / {size} AS bucket, actor_id FROM events \
+           WHERE game_id = {game} AND ({edges}){environment}\
+         ) active GROUP BY bucket",
+        epoch = epoch_seconds(backend, "occurred_at"),
+    );
+    points(query(db, sql, p).await?, buckets.count)
+}
+
+/// Day-7 retention per day bucket (which must start at midnight) from the cohort counters:
+/// of the users first seen on that day, the percent active again 7 days later; undefined
+/// for an empty cohort or one whose day 7 has not ended by `now`.
+pub async fn retention(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    buckets: Buckets,
+    now: DateTime<Utc>,
+) -> Result<Vec<Point>, DbErr> {
+    if span_of(buckets).map(|(span, _)| span) != Some("day") {
+        return Err(DbErr::Custom(
+            "retention is read in day buckets starting at midnight".into(),
+        ));
+    }
+    const RETURN_DAY: i64 = 7;
+    let first_day = buckets.start.timestamp() / SECONDS_PER_DAY;
+    let mut p = Params::default();
+    let game = p.bind(scope.game_id);
+    let scope_name = p.bind(scope_of(scope.environment.as_deref()).to_string());
+    let from = p.bind(first_day);
+    let to = p.bind(first_day + buckets.count as i64);
+    let sql = format!(
+        "SELECT cohort_day, CAST(day_offset AS BIGINT) AS day_offset, \
+         CAST(SUM(users) AS BIGINT) AS users FROM analytics_cohorts \
+         WHERE game_id = {game} AND scope = {scope_name} AND cohort_day >= {from} \
+         AND cohort_day < {to} AND day_offset IN (0, {RETURN_DAY}) GROUP BY 1, 2"
+    );
+    let mut sizes = vec![0i64; buckets.count];
+    let mut retained = vec![0i64; buckets.count];
+    for row in query(db, sql, p).await? {
+        let day: i64 = row.try_get("", "cohort_day")?;
+        let offset: i64 = row.try_get("", "day_offset")?;
+        let users: i64 = row.try_get("", "users")?;
+        if let Some(index) = usize::try_from(day - first_day)
+            .ok()
+            .filter(|i| *i < buckets.count)
+        {
+            if offset == 0 {
+                sizes[index] = users;
+            } else {
+                retained[index] = users;
+            }
+        }
+    }
+    Ok((0..buckets.count)
+        .map(|index| {
+            let size = sizes[index].max(0);
+            let complete = buckets.start_of(index + RETURN_DAY as usize + 1) <= now;
+            Point {
+                value: (complete && size > 0).then(|| retained[index] as f64 * 100.0 / size as f64),
+                cohort_size: Some(size as u64),
+            }
+        })
+        .collect())
+}

@@ -1,0 +1,773 @@
+//! The aggregates kept at ingest answer exactly what the raw events say: every metric, event
+//! counts and every alert kind, compared with the raw-SQL reference (`analytics/reference.rs`,
+//! the queries these reads ran before) over the same generated events: two games, both
+//! environments, players first seen on different days, anonymous sessions, late events that
+//! move a player's first day earlier, retried events, events around midnight UTC and the
+//! month's end, sent concurrently (to both nodes in the two-node pass).
+mod reference;
+
+use crate::helpers::{spawn_app, Fetch, TestApp};
+use chrono::{DateTime, Datelike, Duration, DurationRound, NaiveDate, Utc};
+use playtrace::metrics::{Buckets, Metric, Point, Scope};
+use reqwest::Method;
+use sea_orm::{ConnectionTrait, Statement};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+/// A small deterministic generator (xorshift), so a failure can be replayed.
+struct Dice(u64);
+
+impl Dice {
+    fn roll(&mut self, sides: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % sides
+    }
+}
+
+struct Sent {
+    environment: &'static str,
+    body: Value,
+}
+
+fn event(
+    environment: &'static str,
+    name: &str,
+    player: Option<&str>,
+    at: DateTime<Utc>,
+    properties: Value,
+) -> Sent {
+    let mut body = json!({
+        "event_name": name,
+        "session_id": format!("s-{}-{}", player.unwrap_or("anon"), at.date_naive()),
+        "properties": properties,
+        "client_timestamp": at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+    });
+    if let Some(player) = player {
+        body["player_id"] = json!(player);
+    }
+    Sent { environment, body }
+}
+
+/// A random event of a player at `at`: any of the names the metrics read, or a custom one.
+fn some_event(
+    dice: &mut Dice,
+    environment: &'static str,
+    player: Option<&str>,
+    at: DateTime<Utc>,
+) -> Sent {
+    let (name, properties) = match dice.roll(8) {
+        0 => ("crash", json!({})),
+        1 => {
+            let level = ["error", "warning", "debug"][dice.roll(3) as usize];
+            ("log", json!({ "level": level }))
+        }
+        2 => {
+            let amount = [0.99, 4.99, 19.99][dice.roll(3) as usize];
+            ("purchase", json!({ "amount": amount }))
+        }
+        3 => ("purchase", json!({ "amount": "free" })),
+        4 => ("level_up", json!({ "level": dice.roll(50) })),
+        _ => ("session_start", json!({})),
+    };
+    event(environment, name, player, at, properties)
+}
+
+/// Events of one game up to `now`: players over the last 35 days (some in both
+/// environments), anonymous sessions, midnight and month-end edges, and recent activity.
+fn generate(dice: &mut Dice, now: DateTime<Utc>) -> (Vec<Sent>, Vec<Sent>) {
+    let today = now.date_naive();
+    let mut first = Vec::new();
+    let mut late = Vec::new();
+    let at = |day: NaiveDate, seconds: u64| {
+        day.and_hms_opt(0, 0, 0).unwrap().and_utc() + Duration::seconds(seconds as i64)
+    };
+    for player in 0..14 {
+        let name = format!("player-{player}");
+        let environment = if player % 3 == 0 {
+            "production"
+        } else {
+            "development"
+        };
+        let first_day = today - Duration::days(5 + dice.roll(30) as i64);
+        let mut day = first_day;
+        while day < today {
+            for _ in 0..1 + dice.roll(4) {
+                let when = at(day, dice.roll(86_400));
+                first.push(some_event(dice, environment, Some(&name), when));
+                if player % 5 == 0 {
+                    first.push(some_event(dice, "production", Some(&name), when));
+                }
+            }
+            day += Duration::days(1 + dice.roll(4) as i64);
+        }
+        // Sent afterwards, days before the player was first seen: the cohort moves.
+        if player % 4 == 1 {
+            let earlier = first_day - Duration::days(1 + dice.roll(9) as i64);
+            let when = at(earlier, dice.roll(86_400));
+            late.push(some_event(dice, environment, Some(&name), when));
+        }
+    }
+    for session in 0..4 {
+        let day = today - Duration::days(dice.roll(20) as i64 + 1);
+        let anonymous = event(
+            "development",
+            "session_start",
+            None,
+            at(day, dice.roll(86_400)),
+            json!({}),
+        );
+        let mut anonymous = anonymous;
+        anonymous.body["session_id"] = json!(format!("anon-{session}"));
+        first.push(anonymous);
+    }
+    // Midnight: the last and the first second of a UTC day; the month's end likewise.
+    let month_start = NaiveDate::from_ymd_opt(today.year(), today.month(), 1).unwrap();
+    for day in [today - Duration::days(3), month_start] {
+        let midnight = at(day, 0);
+        if midnight <= now {
+            first.push(event(
+                "development",
+                "crash",
+                Some("player-1"),
+                midnight - Duration::milliseconds(1),
+                json!({}),
+            ));
+            first.push(event(
+                "development",
+                "crash",
+                Some("player-2"),
+                midnight,
+                json!({}),
+            ));
+            first.push(event(
+                "production",
+                "purchase",
+                Some("player-3"),
+                midnight - Duration::seconds(1),
+                json!({ "amount": 2.5 }),
+            ));
+        }
+    }
+    // Recent activity, in the partial hours an alert's window starts and ends in.
+    for minutes in [3, 20, 59, 61, 95, 150, 24 * 60 + 10, 25 * 60 + 30, 47 * 60] {
+        let when = now - Duration::minutes(minutes) - Duration::seconds(17);
+        let player = format!("player-{}", dice.roll(14));
+        first.push(some_event(dice, "development", Some(&player), when));
+        first.push(event(
+            "development",
+            "crash",
+            Some(&player),
+            when,
+            json!({}),
+        ));
+    }
+    (first, late)
+}
+
+/// Sends `events` in batches of up to 100, all at once, with the environment's key.
+async fn send(app: &TestApp, keys: &[(&str, String)], events: Vec<Sent>) {
+    let mut requests = Vec::new();
+    for environment in ["development", "production"] {
+        let key = &keys.iter().find(|(e, _)| *e == environment).unwrap().1;
+        let bodies: Vec<Value> = events
+            .iter()
+            .filter(|e| e.environment == environment)
+            .map(|e| e.body.clone())
+            .collect();
+        for batch in bodies.chunks(37) {
+            requests.push(
+                app.game(Method::POST, "/v1/track", key)
+                    .json(&json!(batch))
+                    .expect_status(202),
+            );
+        }
+    }
+    futures_util::future::join_all(requests).await;
+}
+
+/// A game with a key per environment and its events sent (some twice, with an `event_id`).
+async fn game_with_events(app: &TestApp, token: &str, dice: &mut Dice) -> Uuid {
+    let game_id = app.create_game(token).await;
+    let keys = [
+        (
+            "development",
+            app.create_key(token, &game_id, "development").await,
+        ),
+        (
+            "production",
+            app.create_key(token, &game_id, "production").await,
+        ),
+    ];
+    let now = app.state.now();
+    let (mut first, late) = generate(dice, now);
+    // Retried events: the same event_id again, counted once.
+    for (index, sent) in first.iter_mut().enumerate().filter(|(i, _)| i % 7 == 0) {
+        sent.body["event_id"] = json!(format!("retry-{index}"));
+    }
+    let retried: Vec<Sent> = first
+        .iter()
+        .filter(|sent| sent.body.get("event_id").is_some())
+        .map(|sent| Sent {
+            environment: sent.environment,
+            body: sent.body.clone(),
+        })
+        .collect();
+    send(app, &keys, first).await;
+    send(app, &keys, late).await;
+    send(app, &keys, retried).await;
+    game_id.parse().unwrap()
+}
+
+fn same(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => (a - b).abs() < 1e-6,
+        (a, b) => a == b,
+    }
+}
+
+async fn compare_metric(
+    app: &TestApp,
+    token: &str,
+    game_id: Uuid,
+    query: &str,
+    scope: &Scope,
+    metric: Metric,
+    buckets: Buckets,
+) {
+    let body = app
+        .dashboard(
+            Method::GET,
+            &format!("/v1/games/{game_id}/metrics?{query}"),
+            token,
+        )
+        .expect_status(200)
+        .await;
+    let expected = reference::series(&app.state.db, scope, metric, buckets, app.state.now())
+        .await
+        .unwrap();
+    let points = body["points"].as_array().unwrap();
+    assert_eq!(points.len(), expected.len(), "{query}");
+    for (index, (point, want)) in points.iter().zip(&expected).enumerate() {
+        assert!(
+            same(point["value"].as_f64(), want.value),
+            "{query}: bucket {index} ({}) is {} where the events say {:?}",
+            point["start"],
+            point["value"],
+            want.value
+        );
+        if metric == Metric::RetentionD7 {
+            assert_eq!(
+                point["cohort_size"].as_u64(),
+                want.cohort_size,
+                "{query}: bucket {index}"
+            );
+        }
+    }
+}
+
+const ALL_METRICS: [Metric; 6] = [
+    Metric::Events,
+    Metric::Crashes,
+    Metric::LogErrors,
+    Metric::Revenue,
+    Metric::ActiveUsers,
+    Metric::RetentionD7,
+];
+
+/// Asserts that `metrics` of the game (by day over 45 days, by hour over the last 9 days and
+/// around the month's start; with each environment and both), events and active users of
+/// one name, and event counts all equal what the raw events say.
+async fn assert_reads_match_the_events(
+    app: &TestApp,
+    token: &str,
+    game_id: Uuid,
+    metrics: &[Metric],
+) {
+    let today = app.state.now().date_naive();
+    let month_start = NaiveDate::from_ymd_opt(today.year(), today.month(), 1).unwrap();
+    let day_range = (today - Duration::days(45), today);
+    let hour_ranges = [
+        (today - Duration::days(9), today),
+        (
+            month_start - Duration::days(1),
+            month_start + Duration::days(1),
+        ),
+    ];
+    let buckets = |(from, to): (NaiveDate, NaiveDate), seconds: i64| Buckets {
+        start: playtrace::query::midnight(from),
+        seconds,
+        count: (((to - from).num_days() + 1) * 86_400 / seconds) as usize,
+    };
+    for environment in [None, Some("development"), Some("production")] {
+        let scope = Scope {
+            game_id,
+            environment: environment.map(str::to_string),
+            event_name: None,
+        };
+        let env_query = environment
+            .map(|e| format!("&environment={e}"))
+            .unwrap_or_default();
+        for &metric in metrics {
+            let (from, to) = day_range;
+            let query = format!("metric={}&from={from}&to={to}{env_query}", metric.as_str());
+            compare_metric(
+                app,
+                token,
+                game_id,
+                &query,
+                &scope,
+                metric,
+                buckets(day_range, 86_400),
+            )
+            .await;
+            if metric == Metric::RetentionD7 {
+                continue;
+            }
+            for (from, to) in hour_ranges {
+                let query = format!(
+                    "metric={}&from={from}&to={to}&bucket=hour{env_query}",
+                    metric.as_str()
+                );
+                compare_metric(
+                    app,
+                    token,
+                    game_id,
+                    &query,
+                    &scope,
+                    metric,
+                    buckets((from, to), 3_600),
+                )
+                .await;
+            }
+        }
+        // One event name: events and active users of `crash` only.
+        for metric in [Metric::Events, Metric::ActiveUsers] {
+            let (from, to) = day_range;
+            let query = format!(
+                "metric={}&from={from}&to={to}&event_name=crash{env_query}",
+                metric.as_str()
+            );
+            let scope = Scope {
+                event_name: Some("crash".into()),
+                ..scope.clone()
+            };
+            compare_metric(
+                app,
+                token,
+                game_id,
+                &query,
+                &scope,
+                metric,
+                buckets(day_range, 86_400),
+            )
+            .await;
+        }
+        // Event counts per name.
+        let (from, to) = day_range;
+        let body = app
+            .dashboard(
+                Method::GET,
+                &format!("/v1/games/{game_id}/events/counts?from={from}&to={to}{env_query}"),
+                token,
+            )
+            .expect_status(200)
+            .await;
+        let expected = reference::counts(
+            &app.state.db,
+            game_id,
+            environment,
+            playtrace::query::midnight(from),
+            playtrace::query::midnight(to) + Duration::days(1),
+        )
+        .await
+        .unwrap();
+        let got: Vec<(String, i64)> = body["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["event_name"].as_str().unwrap().to_string(),
+                    c["count"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "event counts of {environment:?}");
+        assert_eq!(
+            body["total"].as_i64().unwrap(),
+            expected.iter().map(|(_, c)| c).sum::<i64>()
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_metric_read_from_the_aggregates_equals_the_raw_events() {
+    let app = spawn_app().await;
+    let token = app.new_user().await;
+    let mut dice = Dice(0x5eed_cafe);
+    let games = [
+        game_with_events(&app, &token, &mut dice).await,
+        game_with_events(&app, &token, &mut dice).await,
+    ];
+    for game_id in games {
+        assert_reads_match_the_events(&app, &token, game_id, &ALL_METRICS).await;
+    }
+}
+
+/// What an alert kind reads, computed from the raw events as the evaluation did before the
+/// aggregates: (current, baseline) at `now`.
+async fn reference_evaluation(
+    app: &TestApp,
+    scope: &Scope,
+    kind: &str,
+    window_hours: i64,
+    now: DateTime<Utc>,
+) -> (f64, f64) {
+    let days = ((window_hours + 12) / 24).max(1);
+    let (metric, buckets) = match kind {
+        "crash_spike" | "log_error_spike" => (
+            if kind == "crash_spike" {
+                Metric::Crashes
+            } else {
+                Metric::LogErrors
+            },
+            Buckets {
+                start: now - Duration::hours(window_hours + 1),
+                seconds: 3600,
+                count: window_hours as usize + 1,
+            },
+        ),
+        "revenue_drop" | "dau_drop" => (
+            if kind == "revenue_drop" {
+                Metric::Revenue
+            } else {
+                Metric::ActiveUsers
+            },
+            Buckets {
+                start: now - Duration::days(days + 1),
+                seconds: 86_400,
+                count: days as usize + 1,
+            },
+        ),
+        _ => {
+            let newest = playtrace::query::midnight(now.date_naive()) - Duration::days(8);
+            (
+                Metric::RetentionD7,
+                Buckets {
+                    start: newest - Duration::days(days),
+                    seconds: 86_400,
+                    count: days as usize + 1,
+                },
+            )
+        }
+    };
+    let points: Vec<Point> = reference::series(&app.state.db, scope, metric, buckets, now)
+        .await
+        .unwrap();
+    let (history, latest) = points.split_at(points.len() - 1);
+    let values: Vec<f64> = if metric == Metric::RetentionD7 {
+        history.iter().filter_map(|p| p.value).collect()
+    } else {
+        history.iter().map(|p| p.value.unwrap_or(0.0)).collect()
+    };
+    let baseline = if values.is_empty() {
+        0.0
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    };
+    (latest[0].value.unwrap_or(0.0), baseline)
+}
+
+#[tokio::test]
+async fn every_alert_kind_evaluated_from_the_aggregates_equals_the_raw_events() {
+    let app = spawn_app().await;
+    let token = app.new_user().await;
+    let mut dice = Dice(0xa1e7_5eed);
+    let game_id = game_with_events(&app, &token, &mut dice).await;
+    for kind in [
+        "crash_spike",
+        "log_error_spike",
+        "revenue_drop",
+        "dau_drop",
+        "retention_drop",
+    ] {
+        for (window, environment) in [(24, None), (72, Some("development"))] {
+            let mut rule = json!({
+                "game_id": game_id,
+                "name": format!("{kind} watch"),
+                "type": kind,
+                "threshold": 50,
+                "comparison_window_hours": window,
+                "email": "oncall@studio.test",
+            });
+            if let Some(environment) = environment {
+                rule["environment"] = json!(environment);
+            }
+            let rule = app
+                .dashboard(Method::POST, "/v1/alerts", &token)
+                .json(&rule)
+                .expect_status(201)
+                .await;
+            let scope = Scope {
+                game_id,
+                environment: environment.map(str::to_string),
+                event_name: None,
+            };
+            let before = app
+                .state
+                .now()
+                .duration_trunc(Duration::seconds(1))
+                .unwrap();
+            let path = format!("/v1/alerts/{}/evaluate", rule["rule_id"].as_str().unwrap());
+            let answer = app
+                .dashboard(Method::POST, &path, &token)
+                .expect_status(200)
+                .await;
+            let after = app
+                .state
+                .now()
+                .duration_trunc(Duration::seconds(1))
+                .unwrap();
+            let got = (
+                answer["current_value"].as_f64().unwrap(),
+                answer["baseline_value"].as_f64().unwrap(),
+            );
+            let mut seen = Vec::new();
+            let mut second = before;
+            while second <= after {
+                let want = reference_evaluation(&app, &scope, kind, window, second).await;
+                if (got.0 - want.0).abs() < 0.01 && (got.1 - want.1).abs() < 0.01 {
+                    break;
+                }
+                seen.push(want);
+                second += Duration::seconds(1);
+            }
+            assert!(
+                second <= after,
+                "{kind} ({environment:?}, {window} h): evaluated {got:?}, the events say {seen:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_rebuild_counts_the_stored_events_again_while_new_ones_arrive() {
+    let app = spawn_app().await;
+    let token = app.new_user().await;
+    let mut dice = Dice(0xbacf_111d);
+    let game_id = game_with_events(&app, &token, &mut dice).await;
+    let db = &app.state.db;
+
+    let queued = playtrace::aggregates::backfill::rebuild(db, Some(vec![game_id]))
+        .await
+        .unwrap();
+    assert_eq!(queued, 1);
+    let before_backfill = app
+        .dashboard(
+            Method::GET,
+            &format!("/v1/games/{game_id}/events/counts"),
+            &token,
+        )
+        .expect_status(200)
+        .await;
+    assert_eq!(
+        before_backfill["total"], 0,
+        "cleared until the backfill counts the game again"
+    );
+    // New events arrive while the backfill runs: each is counted once, by one or the other.
+    let key = app
+        .create_key(&token, &game_id.to_string(), "development")
+        .await;
+    let now = app.state.now();
+    let arriving = async {
+        for round in 0..5 {
+            let batch: Vec<Value> = (0..20)
+                .map(|i| {
+                    let at = now - Duration::hours(i * 7 + round);
+                    event(
+                        "development",
+                        "crash",
+                        Some(&format!("player-{i}")),
+                        at,
+                        json!({}),
+                    )
+                    .body
+                })
+                .collect();
+            app.game(Method::POST, "/v1/track", &key)
+                .json(&json!(batch))
+                .expect_status(202)
+                .await;
+        }
+    };
+    let (counted, ()) = tokio::join!(
+        playtrace::aggregates::backfill::run_to_end(db, std::time::Duration::ZERO),
+        arriving
+    );
+    assert!(counted.unwrap() > 0);
+
+    assert_reads_match_the_events(&app, &token, game_id, &ALL_METRICS).await;
+}
+
+#[tokio::test]
+async fn erasing_a_player_forgets_who_it_was_and_keeps_the_counts() {
+    let app = spawn_app().await;
+    let token = app.new_user().await;
+    let mut dice = Dice(0xe7a5_e000);
+    let game_id = game_with_events(&app, &token, &mut dice).await;
+    let series = |metric: &str| {
+        let request = app.dashboard(
+            Method::GET,
+            &format!(
+                "/v1/games/{game_id}/metrics?metric={metric}&from={}",
+                app.state.now().date_naive() - Duration::days(45)
+            ),
+            &token,
+        );
+        async move { request.expect_status(200).await["points"].clone() }
+    };
+    let before = (
+        series("events").await,
+        series("active_users").await,
+        series("retention_d7").await,
+    );
+
+    app.dashboard(
+        Method::DELETE,
+        &format!("/v1/games/{game_id}/players/player-1/data"),
+        &token,
+    )
+    .expect_status(200)
+    .await;
+
+    let after = (
+        series("events").await,
+        series("active_users").await,
+        series("retention_d7").await,
+    );
+    assert_eq!(before, after, "anonymous counts stay as they were");
+    for table in [
+        "analytics_player_hours",
+        "analytics_player_days",
+        "analytics_players",
+    ] {
+        let row = app
+            .state
+            .db
+            .query_one_raw(Statement::from_sql_and_values(
+                app.state.db.get_database_backend(),
+                format!("SELECT CAST(COUNT(*) AS BIGINT) AS n FROM {table} WHERE game_id = $1 AND actor_id = $2"),
+                [game_id.into(), "player-1".into()],
+            ))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            row.try_get::<i64>("", "n").unwrap(),
+            0,
+            "{table} still knows player-1"
+        );
+    }
+}
+
+#[tokio::test]
+async fn retention_deletes_the_aggregates_of_the_days_it_deletes() {
+    let app = spawn_app().await;
+    let token = app.new_user().await;
+    let mut dice = Dice(0x0001_d1e5);
+    let game_id = game_with_events(&app, &token, &mut dice).await;
+    app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &token)
+        .json(&json!({ "retention_days": 12 }))
+        .expect_status(200)
+        .await;
+
+    let deleted = playtrace::events::retention::delete_expired_events(&app.state)
+        .await
+        .unwrap();
+
+    assert!(deleted > 0);
+    // Counts and active users follow the events that are left (first days are kept, so
+    // retention is left out: see docs/analytics.md).
+    let metrics = [
+        Metric::Events,
+        Metric::Crashes,
+        Metric::LogErrors,
+        Metric::Revenue,
+        Metric::ActiveUsers,
+    ];
+    assert_reads_match_the_events(&app, &token, game_id, &metrics).await;
+}
+
+#[tokio::test]
+async fn a_client_timestamp_older_than_a_year_is_refused_and_a_month_old_one_counts_on_its_day() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let now = app.state.now();
+    let month_ago = now - Duration::days(30);
+
+    let (status, body) = app
+        .game_json(
+            Method::POST,
+            "/v1/track",
+            &key,
+            json!({ "event_name": "boot", "session_id": "s", "client_timestamp": "1970-01-01T00:00:00Z" }),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["field"], "client_timestamp");
+    assert!(
+        body["error"].as_str().unwrap().contains("366 days"),
+        "{body}"
+    );
+
+    let batch = json!([
+        { "event_name": "boot", "session_id": "s", "client_timestamp": month_ago.to_rfc3339() },
+        { "event_name": "boot", "session_id": "s", "client_timestamp": (now - Duration::days(400)).to_rfc3339() },
+    ]);
+    let (status, body) = app.game_json(Method::POST, "/v1/track", &key, batch).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["index"], 1);
+    assert_eq!(body["field"], "client_timestamp");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("events[1]: client_timestamp"),
+        "{body}"
+    );
+
+    let (status, _) = app
+        .game_json(
+            Method::POST,
+            "/v1/track",
+            &key,
+            json!({ "event_name": "boot", "session_id": "s", "client_timestamp": month_ago.to_rfc3339() }),
+        )
+        .await;
+    assert_eq!(status, 202);
+    let day = month_ago.date_naive();
+    let series = app
+        .dashboard(
+            Method::GET,
+            &format!(
+                "/v1/games/{game_id}/metrics?metric=events&from={day}&to={}",
+                day + Duration::days(1)
+            ),
+            &token,
+        )
+        .expect_status(200)
+        .await;
+    let values: Vec<f64> = series["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        values,
+        [1.0, 0.0],
+        "the refused batch stored nothing; the accepted event counts on its day"
+    );
+}
