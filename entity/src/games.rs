@@ -24,6 +24,8 @@ pub struct Model {
     pub max_rate_limit_per_minute: Option<i32>,
     /// Events older than this many days are deleted by the worker; none: kept for good.
     pub retention_days: Option<i32>,
+    /// Monthly event quota the instance admin set instead of the tier's; none: the tier's.
+    pub event_quota: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

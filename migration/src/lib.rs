@@ -14,6 +14,7 @@ mod m20261123_000010_player_identity;
 mod m20261125_000011_create_player_data_audit;
 mod m20261125_000012_add_game_retention_days;
 mod m20261125_000013_create_analytics_aggregates;
+mod m20261125_000014_add_game_event_quota;
 
 pub struct Migrator;
 
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000011_create_player_data_audit::Migration),
             Box::new(m20261125_000012_add_game_retention_days::Migration),
             Box::new(m20261125_000013_create_analytics_aggregates::Migration),
+            Box::new(m20261125_000014_add_game_event_quota::Migration),
         ]
     }
 }

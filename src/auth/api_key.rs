@@ -26,6 +26,8 @@ pub struct KeyContext {
     pub game_id: Uuid,
     pub environment: String,
     pub tier: String,
+    /// The monthly event quota the admin set instead of the tier's.
+    pub event_quota: Option<i64>,
     pub event_validation: String,
     pub rate_limit_per_minute: Option<u64>,
     /// Web origins whose browser builds may use the key (CORS); `*` allows any.
@@ -103,6 +105,7 @@ impl KeyCache {
                     .player_rate_limit_per_minute
                     .map(|l| l.max(0) as u64),
                 tier: game.tier,
+                event_quota: game.event_quota,
                 event_validation: game.event_validation,
             }))
         });

@@ -92,7 +92,7 @@ async fn ingest(
         .map(|event| row(&key, event, now))
         .collect();
     let received = rows.len() as u64;
-    let limit = monthly_quota(&key.tier);
+    let limit = monthly_quota(&key.tier, key.event_quota);
     // The writer reserves the quota and commits in one go, to its end even if the client
     // hangs up meanwhile, so a reservation is always either used or given back.
     let request = EventRequest {

@@ -20,11 +20,11 @@ pub struct UsageApi {
 pub struct QuotaUsage {
     /// `YYYY-MM` (UTC).
     pub month: String,
-    /// The game's tier, which sets `limit`.
+    /// The game's tier, which sets `limit` unless the instance admin set a quota.
     pub tier: Tier,
     /// Events counted this month (development and production keys together).
     pub used: u64,
-    /// Monthly event limit of the tier.
+    /// Monthly event limit: the tier's, or the one the instance admin set for the game.
     pub limit: u64,
     /// Events left this month (0 when a lower tier's limit is below `used`).
     pub remaining: u64,
@@ -45,7 +45,7 @@ impl UsageApi {
         let used = quota::used(&self.state, game_id.0, &month)
             .await
             .map_err(crate::error::ApiError::from)?;
-        let limit = monthly_quota(&access.game.tier);
+        let limit = monthly_quota(&access.game.tier, access.game.event_quota);
         Ok(Json(QuotaUsage {
             month,
             tier: access.game.tier.into(),

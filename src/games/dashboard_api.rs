@@ -76,6 +76,10 @@ pub struct UpdateGame {
     /// them for good (the default).
     #[oai(nullable)]
     pub retention_days: MaybeUndefined<u32>,
+    /// Admin only: the game's monthly event quota instead of its tier's, for big games: a
+    /// whole number of events or `"unlimited"`; null goes back to the tier's.
+    #[oai(nullable)]
+    pub monthly_event_quota: MaybeUndefined<serde_json::Value>,
 }
 
 #[derive(Object)]
@@ -84,8 +88,11 @@ pub struct Game {
     pub name: String,
     pub tier: Tier,
     pub event_validation: EventValidation,
-    /// Monthly event quota of the tier.
+    /// Monthly event quota: the tier's, or the one the instance admin set
+    /// (`event_quota_set`; 9007199254740991 is "unlimited").
     pub monthly_event_quota: u64,
+    /// Whether the instance admin set `monthly_event_quota` instead of the tier's.
+    pub event_quota_set: bool,
     /// Per-key rate limit override; absent when the instance default applies.
     #[oai(nullable)]
     pub rate_limit_per_minute: Option<u32>,
@@ -168,7 +175,8 @@ pub enum MemberAdded {
 pub fn game_view(game: games::Model, role: Role) -> Game {
     Game {
         game_id: game.id.to_string(),
-        monthly_event_quota: service::monthly_quota(&game.tier),
+        monthly_event_quota: service::monthly_quota(&game.tier, game.event_quota),
+        event_quota_set: game.event_quota.is_some(),
         allowed_origins: game.origins(),
         name: game.name,
         tier: game.tier.into(),
@@ -239,6 +247,7 @@ impl GamesApi {
         let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         let body = body.0;
         let admin_only = body.tier.is_some()
+            || !body.monthly_event_quota.is_undefined()
             || !body.max_rate_limit_per_minute.is_undefined()
             || body.rate_limit_per_minute.is_null()
             || body.player_rate_limit_per_minute.is_null();
@@ -294,6 +303,11 @@ impl GamesApi {
                 .map(service::parse_player_auth)
                 .transpose()?,
             key_reads: body.key_reads,
+            event_quota: match &body.monthly_event_quota {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(quota) => Some(Some(service::parse_event_quota(quota)?)),
+            },
             retention_days: match body.retention_days {
                 MaybeUndefined::Undefined => None,
                 MaybeUndefined::Null => Some(None),

@@ -17,7 +17,7 @@ pub enum GameError {
     RoleNeeded(Role),
     #[error("Only the instance admin can set a paid tier")]
     PaidTierAdminOnly,
-    #[error("Only the instance admin can change the tier, the cap on rate limits, or reset a rate limit")]
+    #[error("Only the instance admin can change the tier, the monthly event quota, the cap on rate limits, or reset a rate limit")]
     LimitsAdminOnly,
     #[error("{0} may be at most {1}, the most the instance admin allows this game (max_rate_limit_per_minute)")]
     AboveCap(&'static str, u64),

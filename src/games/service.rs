@@ -17,11 +17,34 @@ pub const VALIDATION_MODES: &[&str] = &["off", "warn", "enforce"];
 pub const MAX_NAME_LENGTH: usize = 100;
 
 /// Monthly event quota of a tier (events per UTC calendar month).
-pub fn monthly_quota(tier: &str) -> u64 {
+pub fn monthly_quota(tier: &str, event_quota: Option<i64>) -> u64 {
+    if let Some(quota) = event_quota {
+        return quota.max(0) as u64;
+    }
     match tier {
         "studio" => 10_000_000,
         "indie" => 1_000_000,
         _ => 100_000,
+    }
+}
+
+/// The quota an admin sets with `"unlimited"`: more events than any game sends in a month,
+/// and still a whole number in JavaScript.
+pub const UNLIMITED_EVENTS: u64 = 9_007_199_254_740_991;
+
+/// `monthly_event_quota` as the dashboard sends it: a whole number of events or `"unlimited"`.
+pub fn parse_event_quota(raw: &serde_json::Value) -> Result<i64, GameError> {
+    let quota = match raw {
+        serde_json::Value::String(word) if word == "unlimited" => Some(UNLIMITED_EVENTS),
+        serde_json::Value::Number(number) => number.as_u64(),
+        _ => None,
+    };
+    match quota {
+        Some(quota @ 1..=UNLIMITED_EVENTS) => Ok(quota as i64),
+        _ => Err(GameError::invalid(format!(
+            "monthly_event_quota must be a whole number of events from 1 to {UNLIMITED_EVENTS}, \
+             \"unlimited\", or null for the tier's quota"
+        ))),
     }
 }
 
@@ -103,6 +126,7 @@ pub async fn create(
         player_rate_limit_per_minute: None,
         max_rate_limit_per_minute: None,
         retention_days: None,
+        event_quota: None,
     };
     let txn = state.db.begin().await?;
     games::Entity::insert(games::ActiveModel::from(game.clone()))
@@ -202,6 +226,8 @@ pub struct GameChanges {
     pub max_rate_limit_per_minute: Option<Option<i32>>,
     /// `Some(None)` keeps events for good.
     pub retention_days: Option<Option<i32>>,
+    /// `Some(None)` goes back to the tier's quota.
+    pub event_quota: Option<Option<i64>>,
 }
 
 pub async fn update(
@@ -236,6 +262,9 @@ pub async fn update(
     }
     if let Some(cap) = changes.max_rate_limit_per_minute {
         row.max_rate_limit_per_minute = Set(cap);
+    }
+    if let Some(quota) = changes.event_quota {
+        row.event_quota = Set(quota);
     }
     if let Some(days) = changes.retention_days {
         row.retention_days = Set(days);

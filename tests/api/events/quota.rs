@@ -393,3 +393,83 @@ async fn usage_is_the_same_on_every_node() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_admin_sets_a_big_games_quota_beyond_the_tiers_or_unlimited() {
+    let app = spawn_app().await;
+    let admin = app.new_user().await; // the first account is the instance admin
+    let (owner, game_id, key) = app.game_with_key().await;
+    let patch = |token: &str, body: serde_json::Value| {
+        app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), token)
+            .json(&body)
+            .send()
+    };
+
+    let refused = patch(&owner, json!({ "monthly_event_quota": 50_000_000 }))
+        .await
+        .unwrap();
+    assert_eq!(
+        refused.status(),
+        403,
+        "only the instance admin sets a quota"
+    );
+    for bad in [
+        json!(0),
+        json!(-5),
+        json!(1.5),
+        json!("lots"),
+        json!(true),
+        json!(9_007_199_254_740_992u64),
+    ] {
+        let response = patch(&admin, json!({ "monthly_event_quota": bad }))
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400, "{bad}");
+        let body: serde_json::Value = response.json().await.unwrap();
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("monthly_event_quota must be"),
+            "{body}"
+        );
+    }
+
+    let game = app
+        .dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
+        .json(&json!({ "monthly_event_quota": 50_000_000 }))
+        .expect_status(200)
+        .await;
+    assert_eq!(
+        (&game["monthly_event_quota"], &game["event_quota_set"]),
+        (&json!(50_000_000), &json!(true))
+    );
+    let (status, body) = track(&app, &key, event("a")).await;
+    assert_eq!(status, 202);
+    assert_eq!(
+        body["quota"]["limit"], 50_000_000,
+        "the key's cached game follows at once"
+    );
+    assert_eq!(usage(&app, &owner, &game_id).await.1["limit"], 50_000_000);
+
+    let game = app
+        .dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
+        .json(&json!({ "monthly_event_quota": "unlimited" }))
+        .expect_status(200)
+        .await;
+    assert_eq!(game["monthly_event_quota"], 9_007_199_254_740_991u64);
+    let (_, body) = track(&app, &key, batch(100)).await;
+    assert_eq!(body["quota"]["remaining"], 9_007_199_254_740_991u64 - 101);
+
+    let game = app
+        .dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &admin)
+        .json(&json!({ "monthly_event_quota": null }))
+        .expect_status(200)
+        .await;
+    assert_eq!(
+        (&game["monthly_event_quota"], &game["event_quota_set"]),
+        (&json!(FREE_LIMIT), &json!(false))
+    );
+    let (_, body) = track(&app, &key, event("b")).await;
+    assert_eq!(body["quota"]["limit"], FREE_LIMIT, "back to the tier's");
+}
