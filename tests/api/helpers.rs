@@ -1,4 +1,5 @@
 //! `spawn_app()` and the `TestApp` helpers every suite uses.
+use crate::pg_template;
 use playtrace::{app::Application, cli::Settings, clock::OffsetClock, state::AppState};
 use reqwest::{Method, RequestBuilder, Response};
 use serde_json::{json, Value};
@@ -37,11 +38,13 @@ impl Backend {
         let id = Uuid::new_v4().simple().to_string();
         if services_backend() {
             let name = format!("pt_test_{id}");
+            let template = pg_template::migrated_template(&postgres_admin_url()).await;
             let admin = format!("{}/postgres", postgres_admin_url());
             let db = sea_orm::Database::connect(admin)
                 .await
                 .expect("PostgreSQL is reachable");
-            sea_orm::ConnectionTrait::execute_unprepared(&db, &format!("CREATE DATABASE {name}"))
+            let create = format!("CREATE DATABASE {name} TEMPLATE {template}");
+            sea_orm::ConnectionTrait::execute_unprepared(&db, &create)
                 .await
                 .expect("create test database");
             db.close().await.ok();

@@ -1,9 +1,14 @@
-//! A real SMTP server for tests (mailin-embedded), keeping every message it receives.
-use mailin_embedded::{response, Handler, Response, Server};
+//! A real SMTP server for tests, keeping every message it receives: plain SMTP on the test's
+//! tokio runtime (no TLS, no AUTH), the commands a client such as lettre sends to deliver a mail.
+//! Our own rather than a crate's: the SMTP server crates switch on TLS providers whose C code
+//! takes a minute to compile and change the features of the app's own dependencies.
 use std::{
-    net::TcpListener,
     sync::{Arc, Mutex},
     time::Duration,
+};
+use tokio::{
+    io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
+    net::{TcpListener, TcpStream},
 };
 
 #[derive(Debug, Clone)]
@@ -12,54 +17,28 @@ pub struct Mail {
     pub data: String,
 }
 
-#[derive(Clone, Default)]
-struct Collector {
-    current: Arc<Mutex<Option<Mail>>>,
-    inbox: Arc<Mutex<Vec<Mail>>>,
-}
-
-impl Handler for Collector {
-    fn data_start(&mut self, _domain: &str, _from: &str, _is8bit: bool, to: &[String]) -> Response {
-        *self.current.lock().unwrap() = Some(Mail {
-            to: to.to_vec(),
-            data: String::new(),
-        });
-        response::OK
-    }
-
-    fn data(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        if let Some(mail) = self.current.lock().unwrap().as_mut() {
-            mail.data.push_str(&String::from_utf8_lossy(buf));
-        }
-        Ok(())
-    }
-
-    fn data_end(&mut self) -> Response {
-        if let Some(mail) = self.current.lock().unwrap().take() {
-            self.inbox.lock().unwrap().push(mail);
-        }
-        response::OK
-    }
-}
+type Inbox = Arc<Mutex<Vec<Mail>>>;
 
 pub struct MailSink {
     pub url: String,
-    inbox: Arc<Mutex<Vec<Mail>>>,
+    inbox: Inbox,
 }
 
 impl MailSink {
+    /// Listens on a free local port; each connection is served by a task on the calling
+    /// test's runtime, so the sink stops with the test.
     pub fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
-        let collector = Collector::default();
-        let inbox = collector.inbox.clone();
-        let mut server = Server::new(collector);
-        server
-            .with_name("sink.test")
-            .with_num_threads(2)
-            .with_tcp_listener(listener);
-        std::thread::spawn(move || {
-            let _ = server.serve();
+        listener.set_nonblocking(true).unwrap();
+        let listener =
+            TcpListener::from_std(listener).expect("MailSink::start runs inside a tokio runtime");
+        let inbox = Inbox::default();
+        let delivered = inbox.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(session(stream, delivered.clone()));
+            }
         });
         Self {
             url: format!("smtp://127.0.0.1:{port}"),
@@ -84,6 +63,82 @@ impl MailSink {
 
     pub fn messages(&self) -> Vec<Mail> {
         self.inbox.lock().unwrap().clone()
+    }
+}
+
+const OK: &[u8] = b"250 OK\r\n";
+
+/// One client's SMTP session, until it says QUIT or hangs up. A message goes to the inbox when
+/// its DATA ends.
+async fn session(stream: TcpStream, inbox: Inbox) -> std::io::Result<()> {
+    let (read, mut write) = stream.into_split();
+    let mut reader = BufReader::new(read);
+    write.write_all(b"220 sink.test ESMTP\r\n").await?;
+    let mut recipients = Vec::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).await? == 0 {
+            return Ok(());
+        }
+        let command = String::from_utf8_lossy(&line).trim_end().to_string();
+        let verb = command
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_uppercase();
+        let reply = match verb.as_str() {
+            "EHLO" | "HELO" => b"250 sink.test\r\n".as_slice(),
+            "MAIL" | "RSET" => {
+                recipients.clear();
+                OK
+            }
+            "RCPT" => {
+                recipients.push(forward_path(&command));
+                OK
+            }
+            "DATA" => {
+                write.write_all(b"354 End data with <CR><LF>.<CR><LF>\r\n").await?;
+                let data = message(&mut reader).await?;
+                inbox.lock().unwrap().push(Mail {
+                    to: std::mem::take(&mut recipients),
+                    data,
+                });
+                OK
+            }
+            "NOOP" => OK,
+            "QUIT" => {
+                write.write_all(b"221 Bye\r\n").await?;
+                return Ok(());
+            }
+            _ => b"502 Command not implemented\r\n".as_slice(),
+        };
+        write.write_all(reply).await?;
+    }
+}
+
+/// The address of `RCPT TO:<address> [parameters]`.
+fn forward_path(command: &str) -> String {
+    let after_colon = command.split_once(':').map_or("", |(_, rest)| rest).trim();
+    let path = after_colon.split_whitespace().next().unwrap_or("");
+    path.trim_start_matches('<').trim_end_matches('>').to_string()
+}
+
+/// The message text after DATA, up to the line holding a single dot, with the sender's
+/// dot-stuffing undone (RFC 5321 4.5.2).
+async fn message(reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> std::io::Result<String> {
+    let mut data = Vec::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).await? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        if line == b".\r\n" || line == b".\n" {
+            return Ok(String::from_utf8_lossy(&data).into_owned());
+        }
+        let unstuffed = line.strip_prefix(b".").unwrap_or(&line);
+        data.extend_from_slice(unstuffed);
     }
 }
 

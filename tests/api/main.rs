@@ -4,6 +4,7 @@
 mod contract;
 mod helpers;
 mod mail_sink;
+mod pg_template;
 
 mod accounts;
 mod achievements;
