@@ -46,6 +46,24 @@ describe('admin', () => {
     assert.equal(await page.getByRole('combobox', { name: 'Tier of Nebula Racers' }).inputValue(), 'studio');
     assert.equal(await page.getByLabel('Rate limit per minute of Nebula Racers').inputValue(), '5000');
 
+    // A big game gets a quota of its own, then unlimited, then its tier's again.
+    await page.getByLabel('Monthly event quota of Nebula Racers').fill('lots');
+    await row.getByRole('button', { name: 'Set' }).click();
+    await row.getByText('Enter a whole number of events a month, or “unlimited”.').waitFor();
+    await page.getByLabel('Monthly event quota of Nebula Racers').fill('50,000,000');
+    await row.getByRole('button', { name: 'Set' }).click();
+    await row.getByText('50,000,000').waitFor();
+    await row.getByText('set by the admin').waitFor();
+    assert.equal((await call(env.server, 'GET', `/v1/games/${gameId}/usage`, { token: studio.token })).limit, 50_000_000);
+    await page.getByLabel('Monthly event quota of Nebula Racers').fill('unlimited');
+    await row.getByRole('button', { name: 'Set' }).click();
+    await row.getByText('Unlimited', { exact: true }).waitFor();
+    await screenshot(page, 'admin-quota');
+    await row.getByRole('button', { name: "Use the tier's" }).click();
+    await row.getByText("Back to the tier's quota").waitFor();
+    assert.match(await row.innerText(), /10,000,000/);
+    assert.equal((await call(env.server, 'GET', `/v1/games/${gameId}`, { token: studio.token })).event_quota_set, false);
+
     // The search narrows the table.
     await page.getByLabel('Find a game').fill('house');
     await row.waitFor({ state: 'detached' });

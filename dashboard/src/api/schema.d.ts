@@ -1838,6 +1838,8 @@ export interface components {
             allowed_origins: string[];
             /** Format: date-time */
             created_at: string;
+            /** @description Whether the instance admin set `monthly_event_quota` instead of the tier's. */
+            event_quota_set: boolean;
             event_validation: components["schemas"]["EventValidation"];
             game_id: string;
             /** @description Whether a game key may read funnel reports and the presence list. */
@@ -1849,7 +1851,8 @@ export interface components {
             max_rate_limit_per_minute?: number | null;
             /**
              * Format: uint64
-             * @description Monthly event quota of the tier.
+             * @description Monthly event quota: the tier's, or the one the instance admin set
+             *     (`event_quota_set`; 9007199254740991 is "unlimited").
              */
             monthly_event_quota: number;
             name: string;
@@ -2248,7 +2251,7 @@ export interface components {
         QuotaUsage: {
             /**
              * Format: uint64
-             * @description Monthly event limit of the tier.
+             * @description Monthly event limit: the tier's, or the one the instance admin set for the game.
              */
             limit: number;
             /** @description `YYYY-MM` (UTC). */
@@ -2258,7 +2261,7 @@ export interface components {
              * @description Events left this month (0 when a lower tier's limit is below `used`).
              */
             remaining: number;
-            /** @description The game's tier, which sets `limit`. */
+            /** @description The game's tier, which sets `limit` unless the instance admin set a quota. */
             tier: components["schemas"]["Tier"];
             /**
              * Format: uint64
@@ -2637,6 +2640,11 @@ export interface components {
              *     `player_rate_limit_per_minute` to (null: the instance default).
              */
             max_rate_limit_per_minute?: number | null;
+            /**
+             * @description Admin only: the game's monthly event quota instead of its tier's, for big games: a
+             *     whole number of events or `"unlimited"`; null goes back to the tier's.
+             */
+            monthly_event_quota?: unknown;
             name?: string | null;
             /**
              * @description `off` (default: the key alone acts as any player), `optional` (player tokens are issued;

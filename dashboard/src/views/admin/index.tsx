@@ -1,5 +1,5 @@
 // The instance admin's page: every game on this playtrace server, with its tier, rate limit
-// and monthly quota, all changeable here. Anyone else is told the page is the admin's.
+// and monthly quota (the tier's, or one of its own for a big game), all changeable here. Anyone else is told the page is the admin's.
 import { useMemo, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap, type Schemas } from '../../api/client';
@@ -101,7 +101,7 @@ function AdminGames() {
         <p className="hint">
           Development and production keys of a game share its monthly count; the rate limit applies to each API key of the game
           (empty: the server default, 1,000 requests a minute unless set with <code>--rate-limit-per-minute</code>). A new game
-          starts on the free tier.
+          starts on the free tier. A big game can get a monthly quota of its own beyond its tier, or an unlimited one.
         </p>
       </Card>
     </>
@@ -141,6 +141,77 @@ function GameTable({ list, filter, games }: { list: Game[]; filter: string; game
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** What `"unlimited"` is stored as (the largest whole number JavaScript holds exactly). */
+const UNLIMITED = 9007199254740991;
+
+function quotaText(game: Game) {
+  return game.monthly_event_quota === UNLIMITED ? 'Unlimited' : formatNumber(game.monthly_event_quota);
+}
+
+/** The game's monthly event quota: its tier's, or one the admin sets (a number or "unlimited"). */
+function QuotaForm({ game, onChange }: { game: Game; onChange(game: Game): void }) {
+  const action = useAction();
+  const [value, setValue] = useState('');
+  const [saved, setSaved] = useState('');
+
+  async function save(quota: number | 'unlimited' | null) {
+    setSaved('');
+    const body = { monthly_event_quota: quota } as Schemas['UpdateGame'];
+    const updated = await action.run(() => unwrap(api.PATCH('/v1/games/{game_id}', { params: { path: { game_id: game.game_id } }, body })));
+    if (updated) {
+      onChange(updated);
+      setValue('');
+      setSaved(quota === null ? "Back to the tier's quota" : 'Saved');
+    }
+  }
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const text = value.trim().toLowerCase().replace(/[\s,_]/g, '');
+    if (text === 'unlimited') return void save('unlimited');
+    const number = Number(text);
+    if (text === '' || !Number.isInteger(number) || number < 1) {
+      action.setError('Enter a whole number of events a month, or “unlimited”.');
+      return;
+    }
+    void save(number);
+  }
+
+  return (
+    <>
+      <div className="quota-now">
+        <strong>{quotaText(game)}</strong>{' '}
+        <span className="hint">{game.event_quota_set ? 'set by the admin' : "the tier's"}</span>
+      </div>
+      <form className="limit-form" onSubmit={submit}>
+        <input
+          type="text"
+          inputMode="numeric"
+          aria-label={`Monthly event quota of ${game.name}`}
+          placeholder="e.g. 50000000 or unlimited"
+          value={value}
+          onChange={(e) => {
+            setValue(e.target.value);
+            setSaved('');
+          }}
+        />
+        <button type="submit" className="small" disabled={action.busy} aria-busy={action.busy}>
+          Set
+        </button>
+        {game.event_quota_set && (
+          <button type="button" className="small" disabled={action.busy} onClick={() => void save(null)}>
+            Use the tier's
+          </button>
+        )}
+        <span className="hint saved-note" role="status">
+          {saved}
+        </span>
+      </form>
+      <ErrorMessage error={action.error} />
+    </>
   );
 }
 
@@ -194,8 +265,8 @@ function GameRow({ game, onChange }: { game: Game; onChange(game: Game): void })
         </select>
         <ErrorMessage error={tierAction.error} />
       </td>
-      <td className="num" data-label="Monthly quota">
-        {formatNumber(game.monthly_event_quota)}
+      <td className="wide" data-label="Monthly quota">
+        <QuotaForm game={game} onChange={onChange} />
       </td>
       <td className="wide" data-label="Rate limit per minute">
         <form className="limit-form" onSubmit={saveLimit}>
