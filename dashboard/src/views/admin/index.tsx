@@ -127,9 +127,7 @@ function GameTable({ list, filter, games }: { list: Game[]; filter: string; game
           <tr>
             <th scope="col">Game</th>
             <th scope="col">Tier</th>
-            <th scope="col" className="num">
-              Monthly quota
-            </th>
+            <th scope="col">Monthly quota</th>
             <th scope="col">Rate limit per minute</th>
             <th scope="col">Created</th>
           </tr>
@@ -191,7 +189,7 @@ function QuotaForm({ game, onChange }: { game: Game; onChange(game: Game): void 
           type="text"
           inputMode="numeric"
           aria-label={`Monthly event quota of ${game.name}`}
-          placeholder="e.g. 50000000 or unlimited"
+          placeholder="Number or unlimited"
           value={value}
           onChange={(e) => {
             setValue(e.target.value);
