@@ -95,6 +95,19 @@ pub async fn rebuild(db: &Db, games: Option<Vec<Uuid>>) -> Result<usize, DbErr> 
     Ok(games.len())
 }
 
+/// Whether the game's stored events are still to be counted: its aggregates, and every figure
+/// read from them, are partial until they are.
+pub async fn is_queued(db: &impl ConnectionTrait, game_id: Uuid) -> Result<bool, DbErr> {
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            db.get_database_backend(),
+            "SELECT 1 AS queued FROM analytics_backfill WHERE game_id = $1",
+            [game_id.into()],
+        ))
+        .await?;
+    Ok(row.is_some())
+}
+
 /// Counts batches of every queued game whose boundary is `grace` old, for about `budget`.
 pub async fn pass(db: &Db, grace: Duration, budget: Duration) -> Result<Progress, DbErr> {
     let started = std::time::Instant::now();

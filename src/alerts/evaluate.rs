@@ -221,6 +221,9 @@ pub(super) fn number(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// Why a rule of a game whose stored events are still being counted does not fire.
+pub const BACKFILL_PENDING: &str = "Not fired: this game's stored events are still being counted into its analytics (after an upgrade or a rebuild), so its figures are partial. The rule can fire once they are counted.";
+
 /// Evaluates the rule and, when its trigger rule is met and it is not cooling down, fires it:
 /// e-mail, webhook, history record.
 #[tracing::instrument(skip_all, fields(rule_id = %rule.id, game_id = %rule.game_id))]
@@ -250,6 +253,11 @@ pub async fn evaluate_and_fire(
     };
     if !rule.enabled {
         return Ok(not_fired("The rule is disabled.".into(), evaluation));
+    }
+    // After an upgrade or a rebuild the figures miss the events not yet counted, which would
+    // read as a drop (or hide a spike): a rule never fires on them.
+    if crate::aggregates::backfill::is_queued(&state.db, rule.game_id).await? {
+        return Ok(not_fired(BACKFILL_PENDING.into(), evaluation));
     }
     if !evaluation.triggered {
         return Ok(not_fired(evaluation.reason.clone(), evaluation));

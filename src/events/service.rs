@@ -25,6 +25,10 @@ pub const FUTURE_TOLERANCE_MINUTES: i64 = 5;
 /// its events on their days.
 pub const MAX_PAST_DAYS: i64 = 366;
 
+/// The largest purchase amount (either way: refunds are negative) an event may carry: a
+/// billion, so a month's revenue of a game at its quota stays far from overflowing.
+pub const MAX_PURCHASE_AMOUNT: f64 = 1_000_000_000.0;
+
 /// What an accepted request is answered.
 #[derive(Debug)]
 pub struct Accepted {
@@ -76,7 +80,7 @@ async fn ingest(
     let batch = body.is_array();
     let mut incoming = input::parse_body(body).map_err(EventError::Body)?;
     let now = state.now();
-    check_times(&incoming, batch, now)?;
+    check_values(&incoming, batch, now)?;
     if let Some(player) = player {
         for event in &mut incoming {
             match &event.player_id {
@@ -145,30 +149,45 @@ async fn check_schemas(
     Ok(violations)
 }
 
-/// Refuses a request with a `client_timestamp` more than `MAX_PAST_DAYS` old (a device clock
-/// set to 1970 would otherwise found cohorts decades ago), naming the event (`index`) and the
-/// field.
-fn check_times(
+/// Refuses a request with a value the aggregates cannot count, naming the event (`index`, in
+/// a batch) and the field: a `client_timestamp` more than `MAX_PAST_DAYS` old (a device clock
+/// set to 1970 would otherwise found cohorts decades ago), or a `purchase` whose numeric
+/// `amount` is beyond `MAX_PURCHASE_AMOUNT` either way (one such amount would make the hour's
+/// revenue sum overflow, and every later purchase of that hour fail to be stored).
+fn check_values(
     incoming: &[IncomingEvent],
     batch: bool,
     now: DateTime<Utc>,
 ) -> Result<(), EventError> {
     let oldest = now - Duration::days(MAX_PAST_DAYS);
-    let Some(index) = incoming
-        .iter()
-        .position(|event| event.client_timestamp.is_some_and(|at| at < oldest))
-    else {
+    let refusal = incoming.iter().enumerate().find_map(|(index, event)| {
+        if event.client_timestamp.is_some_and(|at| at < oldest) {
+            return Some((index, "client_timestamp", format!(
+                "client_timestamp must not be more than {MAX_PAST_DAYS} days in the past (the device clock may be wrong)"
+            )));
+        }
+        let amount = purchase_amount(event)?;
+        (amount.abs() > MAX_PURCHASE_AMOUNT).then(|| (index, "properties.amount", format!(
+            "properties.amount must be between -{MAX_PURCHASE_AMOUNT} and {MAX_PURCHASE_AMOUNT}"
+        )))
+    });
+    let Some((index, field, message)) = refusal else {
         return Ok(());
     };
-    let message = format!(
-        "client_timestamp must not be more than {MAX_PAST_DAYS} days in the past (the device clock may be wrong)"
-    );
     let error = if batch {
         ApiError::bad_request(format!("events[{index}]: {message}")).with("index", index)
     } else {
         ApiError::bad_request(message)
     };
-    Err(EventError::Body(error.with("field", "client_timestamp")))
+    Err(EventError::Body(error.with("field", field)))
+}
+
+/// The revenue a `purchase` event carries: its numeric `properties.amount`.
+fn purchase_amount(event: &IncomingEvent) -> Option<f64> {
+    match event.event_name.as_str() {
+        "purchase" => event.properties.get("amount").and_then(Value::as_f64),
+        _ => None,
+    }
 }
 
 /// The stored row of one event, with the columns metric queries read copied out.
@@ -177,10 +196,7 @@ fn row(key: &KeyContext, event: IncomingEvent, now: DateTime<Utc>) -> events::Mo
         Some(at) if at <= now + Duration::minutes(FUTURE_TOLERANCE_MINUTES) => at,
         _ => now,
     };
-    let revenue_amount = match event.event_name.as_str() {
-        "purchase" => event.properties.get("amount").and_then(Value::as_f64),
-        _ => None,
-    };
+    let revenue_amount = purchase_amount(&event);
     let log_level = match event.event_name.as_str() {
         "log" => event
             .properties

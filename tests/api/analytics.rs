@@ -576,6 +576,26 @@ async fn a_rebuild_counts_the_stored_events_again_while_new_ones_arrive() {
         before_backfill["total"], 0,
         "cleared until the backfill counts the game again"
     );
+    // Partial figures would read as a drop: no rule of the game fires until they are counted.
+    let rule = app
+        .dashboard(Method::POST, "/v1/alerts", &token)
+        .json(&json!({
+            "game_id": game_id, "name": "revenue watch", "type": "revenue_drop",
+            "threshold": 1, "comparison_window_hours": 24, "email": "oncall@studio.test",
+        }))
+        .expect_status(201)
+        .await;
+    let evaluate = format!("/v1/alerts/{}/evaluate", rule["rule_id"].as_str().unwrap());
+    let answer = app
+        .dashboard(Method::POST, &evaluate, &token)
+        .expect_status(200)
+        .await;
+    assert_eq!(answer["fired"], false, "{answer}");
+    assert_eq!(
+        answer["reason"],
+        playtrace::alerts::evaluate::BACKFILL_PENDING,
+        "{answer}"
+    );
     // New events arrive while the backfill runs: each is counted once, by one or the other.
     let key = app
         .create_key(&token, &game_id.to_string(), "development")
@@ -609,6 +629,15 @@ async fn a_rebuild_counts_the_stored_events_again_while_new_ones_arrive() {
     assert!(counted.unwrap() > 0);
 
     assert_reads_match_the_events(&app, &token, game_id, &ALL_METRICS).await;
+    let answer = app
+        .dashboard(Method::POST, &evaluate, &token)
+        .expect_status(200)
+        .await;
+    assert_ne!(
+        answer["reason"],
+        playtrace::alerts::evaluate::BACKFILL_PENDING,
+        "counted: the rule is evaluated again ({answer})"
+    );
 }
 
 #[tokio::test]
@@ -770,4 +799,63 @@ async fn a_client_timestamp_older_than_a_year_is_refused_and_a_month_old_one_cou
         [1.0, 0.0],
         "the refused batch stored nothing; the accepted event counts on its day"
     );
+}
+
+#[tokio::test]
+async fn a_purchase_amount_beyond_a_billion_is_refused_and_cannot_poison_the_hours_revenue() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let purchase = |amount: Value| json!({ "event_name": "purchase", "session_id": "s", "properties": { "amount": amount } });
+
+    for amount in [json!(1e308), json!(-1e308), json!(1_000_000_001)] {
+        let (status, body) = app
+            .game_json(Method::POST, "/v1/track", &key, purchase(amount.clone()))
+            .await;
+        assert_eq!(status, 400, "{amount}: {body}");
+        assert_eq!(body["field"], "properties.amount", "{body}");
+        assert!(
+            body["error"].as_str().unwrap().contains("1000000000"),
+            "{body}"
+        );
+    }
+    let (status, body) = app
+        .game_json(
+            Method::POST,
+            "/v1/track",
+            &key,
+            json!([purchase(json!(4.5)), purchase(json!(1e308))]),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["index"], 1);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("events[1]: properties.amount"),
+        "{body}"
+    );
+
+    // The largest amounts allowed, twice in one hour, and a refund: the hour's sum stays a number.
+    for amount in [json!(1_000_000_000), json!(1e9), json!(-2.5)] {
+        let (status, body) = app
+            .game_json(Method::POST, "/v1/track", &key, purchase(amount))
+            .await;
+        assert_eq!(status, 202, "{body}");
+    }
+    let series = app
+        .dashboard(
+            Method::GET,
+            &format!("/v1/games/{game_id}/metrics?metric=revenue"),
+            &token,
+        )
+        .expect_status(200)
+        .await;
+    let total: f64 = series["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["value"].as_f64().unwrap())
+        .sum();
+    assert_eq!(total, 1_999_999_997.5, "{series}");
 }

@@ -98,7 +98,9 @@ async fn session(stream: TcpStream, inbox: Inbox) -> std::io::Result<()> {
                 OK
             }
             "DATA" => {
-                write.write_all(b"354 End data with <CR><LF>.<CR><LF>\r\n").await?;
+                write
+                    .write_all(b"354 End data with <CR><LF>.<CR><LF>\r\n")
+                    .await?;
                 let data = message(&mut reader).await?;
                 inbox.lock().unwrap().push(Mail {
                     to: std::mem::take(&mut recipients),
@@ -121,12 +123,16 @@ async fn session(stream: TcpStream, inbox: Inbox) -> std::io::Result<()> {
 fn forward_path(command: &str) -> String {
     let after_colon = command.split_once(':').map_or("", |(_, rest)| rest).trim();
     let path = after_colon.split_whitespace().next().unwrap_or("");
-    path.trim_start_matches('<').trim_end_matches('>').to_string()
+    path.trim_start_matches('<')
+        .trim_end_matches('>')
+        .to_string()
 }
 
 /// The message text after DATA, up to the line holding a single dot, with the sender's
 /// dot-stuffing undone (RFC 5321 4.5.2).
-async fn message(reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> std::io::Result<String> {
+async fn message(
+    reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
+) -> std::io::Result<String> {
     let mut data = Vec::new();
     let mut line = Vec::new();
     loop {

@@ -51,7 +51,11 @@ async fn find_or_make(server: &str) -> String {
             .await
             .expect("the migrations run on PostgreSQL");
         db.close().await.expect("close the template");
-        run(&mut admin, format!("ALTER DATABASE {building} RENAME TO {name}")).await;
+        run(
+            &mut admin,
+            format!("ALTER DATABASE {building} RENAME TO {name}"),
+        )
+        .await;
     }
     sqlx::query("SELECT pg_advisory_unlock($1)")
         .bind(TEMPLATE_LOCK_ID)
