@@ -1,8 +1,9 @@
-// The dashboard's one way to the API: a client typed from openapi/openapi.json
-// (`npm run types` regenerates src/api/schema.d.ts). Every call carries the signed-in user's
+// The dashboard's one way to the API: a client typed from openapi/openapi.json, through the
+// types the TypeScript SDK generates from it (`npm run types` in sdk/typescript/ regenerates
+// its src/schema.ts; one generated file for both projects). Every call carries the signed-in user's
 // token; a 401 on a signed-in call means the token expired or was revoked, which signs out.
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components, paths } from '../../../sdk/typescript/src/schema';
 
 export type Schemas = components['schemas'];
 
