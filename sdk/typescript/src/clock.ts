@@ -9,7 +9,10 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
-/** The real clock. Its timers never keep a Node process alive on their own. */
+/**
+ * The real clock. Its timers never keep a Node process alive on their own: a timer that a
+ * caller's promise waits on is held with `keepAlive`.
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(run, ms) {
@@ -19,6 +22,15 @@ export const systemClock: Clock = {
   },
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
+
+/**
+ * Makes a timer keep a Node process alive until it fires (a no-op elsewhere, and for the tests'
+ * clock). For the timers a caller's promise waits on: unref'd, the process would end with the
+ * promise unsettled (an awaited call at the top level exits with code 13).
+ */
+export function keepAlive(handle: TimerHandle): void {
+  (handle as { ref?: () => void } | undefined)?.ref?.();
+}
 
 /** The first instant of the next UTC month after `ms`. */
 export function nextUtcMonth(ms: number): number {

@@ -1,6 +1,6 @@
 // Trying a call again after a failure worth retrying, waiting longer each time.
 import { backoffDelay, type BackoffOptions } from './backoff.js';
-import type { Clock } from './clock.js';
+import { keepAlive, type Clock } from './clock.js';
 import { isRetryable, PlaytraceError } from './errors.js';
 
 export interface RetryPolicy extends BackoffOptions {
@@ -12,10 +12,7 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseMs: 500, maxMs: 8_0
 
 /** Waits `ms`. A caller awaits this, so in Node the wait keeps the process alive. */
 export function sleep(clock: Clock, ms: number): Promise<void> {
-  return new Promise((done) => {
-    const handle = clock.setTimeout(done, ms) as { ref?: () => void } | undefined;
-    handle?.ref?.();
-  });
+  return new Promise((done) => keepAlive(clock.setTimeout(done, ms)));
 }
 
 /**

@@ -12,8 +12,13 @@
 // than the stored entry, else sent when the next window opens. So a retry after a network
 // failure, or the scores a restart finds in storage (the order is not stored with them), never
 // lose the best time of a lower-is-better board.
+//
+// In Node, a lane's timer keeps the process alive while a caller waits on it (a score held for
+// its window, or retried before its promise fails), so `await submitScore(...)` at the end of a
+// script settles before the process ends. Once no caller waits (scores a restart found, or
+// retried after their promises failed) the timer runs in the background and does not.
 import type { BackoffOptions } from './backoff.js';
-import type { Clock, TimerHandle } from './clock.js';
+import { keepAlive, type Clock, type TimerHandle } from './clock.js';
 import { isRetryable } from './errors.js';
 import type { Problem } from './events.js';
 import { Persisted } from './persist.js';
@@ -116,7 +121,7 @@ export class ScoreThrottle {
     const submission: Submission = { board, playerId, score, playerName: options.playerName, metadata: options.metadata };
     const lane = this.lane(board, playerId);
     if (options.order) lane.order = options.order;
-    return new Promise<SubmittedEntry>((resolve, reject) => {
+    const answer = new Promise<SubmittedEntry>((resolve, reject) => {
       const now = this.options.clock.now();
       lane.waiters.push({ resolve, reject });
       const idle = lane.waiting.length === 0 && !lane.inFlight;
@@ -139,6 +144,9 @@ export class ScoreThrottle {
       this.persisted.save();
       if (lane.timer === undefined && !lane.inFlight) this.arm(lane, lane.lastSentAt + this.options.windowMs - now);
     });
+    // The timer may have been armed before this caller came (by a score of the last run).
+    this.holdForWaiters(lane);
+    return answer;
   }
 
   /** Sends every waiting score now, throttle or not, and waits for the answers. */
@@ -218,6 +226,12 @@ export class ScoreThrottle {
       lane.timer = undefined;
       void this.send(lane);
     }, Math.max(0, delay));
+    this.holdForWaiters(lane);
+  }
+
+  /** In Node, a timer that callers' promises wait on keeps the process alive until it fires. */
+  private holdForWaiters(lane: Lane): void {
+    if (lane.timer !== undefined && lane.waiters.length > 0) keepAlive(lane.timer);
   }
 
   /** Sends the best waiting score; true once the service answered it. */

@@ -253,5 +253,40 @@ describe('score edge cases', () => {
       mock.timers.reset();
     }
   });
-});
 
+  it('holds a Node process only on the timers a caller waits on', async () => {
+    // Node's timers answer a handle with ref(): this clock's say which timers were held.
+    const clock = new FakeClock();
+    const held = new Set();
+    const setTimer = clock.setTimeout.bind(clock);
+    clock.setTimeout = (run, ms) => {
+      const id = setTimer(run, ms);
+      return { id, ref: () => held.add(id) };
+    };
+    const clearTimer = clock.clearTimeout.bind(clock);
+    clock.clearTimeout = (handle) => clearTimer(handle.id);
+    const holding = () => clock.timers.some((timer) => held.has(timer.id));
+    let down = false;
+    const game = client(clock, boards(clock, 'higher', () => down), { retry: { attempts: 2 } });
+
+    game.track('level_start');
+    await game.submitScore('arena', 100);
+    assert.equal(holding(), false, 'the batch timer runs in the background');
+    const better = game.submitScore('arena', 150);
+    await clock.advance(0);
+    assert.equal(holding(), true, 'the window of a score a caller waits on');
+    await clock.advance(5_000);
+    assert.equal((await better).score, 150);
+    assert.equal(holding(), false);
+
+    down = true;
+    const failing = game.submitScore('arena', 200);
+    const failed = assert.rejects(failing, /could not reach/);
+    await clock.advance(0);
+    assert.equal(holding(), true, 'the retry of a score a caller waits on');
+    await clock.advance(10_000);
+    await failed;
+    assert.equal(game.stats().scoresWaiting, 1);
+    assert.equal(holding(), false, 'retries after its promise failed run in the background');
+  });
+});
