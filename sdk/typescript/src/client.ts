@@ -3,6 +3,7 @@ import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { PlaytraceError, SaveConflictError } from './errors.js';
 import { EventQueue, type Problem, type QueueStats } from './events.js';
+import { atProcessExit } from './exit.js';
 import { eventId, uuid } from './ids.js';
 import { Persisted } from './persist.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
@@ -522,14 +523,10 @@ export class Playtrace {
 
   /** In Node: write what is queued when the process exits (the file store writes synchronously). */
   private listenForExit(): () => void {
-    const proc = (globalThis as { process?: { once?: Function; off?: Function; versions?: { node?: string } } }).process;
-    if (!proc?.versions?.node || typeof proc.once !== 'function') return noop;
-    const onExit = () => {
+    return atProcessExit(() => {
       this.queue.persistNow();
       this.scores.persistNow();
-    };
-    proc.once('exit', onExit);
-    return () => proc.off?.('exit', onExit);
+    });
   }
 
   /** In a browser: send with keepalive when the page is hidden or closed. */

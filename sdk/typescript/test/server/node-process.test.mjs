@@ -1,5 +1,6 @@
 // The Node build in a process of its own, as a game or a tool runs it: what keeps the process
-// alive (a call the game made, until it settles) and what does not (the client's own timers). Each test runs a small script in a child Node process and
+// alive (a call the game made, until it settles) and what does not (the client's own timers),
+// and many clients in one process. Each test runs a small script in a child Node process and
 // reads its exit code, its output and the queue files it leaves.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -83,5 +84,22 @@ describe('the Node build in a process of its own', () => {
     assert.equal(child.code, 0, child.stderr);
     assert.ok(child.ms < 10_000, `exited without waiting for the batch timer or the heartbeat (${child.ms} ms)`);
     assert.deepEqual(queueFiles(dir).events.events.map((e) => e.properties.level), [1, 2], 'written to the queue file at exit');
+  });
+
+  it('runs twenty clients in one process without a MaxListenersExceededWarning, each written at exit', async () => {
+    const dirs = Array.from({ length: 20 }, folder);
+    const child = await runNode(`
+      const dirs = ${JSON.stringify(dirs)};
+      const clients = dirs.map((dir, i) => sdk.init({ baseUrl: 'http://127.0.0.1:9', apiKey: 'pt_key_' + i, playerId: 'ann', storage: sdk.fileStorage(dir), flushIntervalMs: 60_000 }));
+      clients.forEach((client, i) => client.track('started', { client: i }));
+      // A closed client lets go of the process's exit listener; the others keep theirs.
+      await clients[0].close();
+    `);
+    assert.equal(child.code, 0, child.stderr);
+    assert.doesNotMatch(child.stderr, /MaxListenersExceededWarning|memory leak/);
+    assert.equal(child.stderr, '');
+    dirs.forEach((dir, i) => {
+      assert.deepEqual(queueFiles(dir).events.events.map((e) => e.properties.client), [i], `client ${i}'s event in its queue file`);
+    });
   });
 });
