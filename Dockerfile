@@ -8,8 +8,25 @@
 # bind-mounted there must be writable by that uid (a named volume is set up by Docker itself).
 FROM rust:1-bookworm AS build
 WORKDIR /src
+# The dependencies first, in a layer of their own: it depends only on the manifests and the
+# lock, so a change to playtrace's own code rebuilds playtrace alone, not the hundreds of
+# crates under it. The workspace's three crates (playtrace, entity, migration) are stubs here:
+# empty library roots, an empty main and an empty `api` test target (the manifest names it, so
+# it must exist).
+COPY Cargo.toml Cargo.lock ./
+COPY entity/Cargo.toml entity/
+COPY migration/Cargo.toml migration/
+RUN mkdir -p src tests/api entity/src migration/src \
+    && echo 'fn main() {}' > src/main.rs \
+    && touch src/lib.rs tests/api/main.rs entity/src/lib.rs migration/src/lib.rs \
+    && cargo build --release --locked \
+    && rm -rf src tests entity/src migration/src
+# Then the sources. COPY keeps the files' own modification times, which can be older than the
+# stubs' build: touching the crate roots makes cargo see them as changed and rebuild the three
+# crates from the real sources, never link the stubs.
 COPY . .
-RUN cargo build --release --locked
+RUN touch src/main.rs src/lib.rs entity/src/lib.rs migration/src/lib.rs \
+    && cargo build --release --locked
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \
