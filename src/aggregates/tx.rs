@@ -78,7 +78,13 @@ impl Tx<'_> {
         let sql = self.spell(sql);
         match self {
             Self::Postgres(connection) => {
-                let mut query = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql)).bind(game);
+                // Planned at each run, not once per connection: the writer's connection
+                // forces generic plans, and a join planned while the aggregates were small
+                // (or before any ANALYZE) stays a hash join over the whole game's rows for
+                // the connection's life, its cost growing with the game's history.
+                let mut query = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql))
+                    .persistent(false)
+                    .bind(game);
                 if let Some(rows) = rows {
                     query = query.bind(rows);
                 }
