@@ -217,29 +217,3 @@ pub async fn run_to_end(db: &Db, grace: Duration) -> Result<u64, DbErr> {
         }
     }
 }
-
-/// Adds the backfill to the worker: a pass every few seconds while games are queued.
-pub async fn schedule(
-    scheduler: &tokio_cron_scheduler::JobScheduler,
-    state: &crate::state::AppState,
-) -> anyhow::Result<()> {
-    let db = state.db.clone();
-    let running = std::sync::Arc::new(tokio::sync::Mutex::new(()));
-    let job = tokio_cron_scheduler::Job::new_repeated_async(
-        Duration::from_secs(5),
-        move |_id, _scheduler| {
-            let db = db.clone();
-            let running = running.clone();
-            Box::pin(async move {
-                let Ok(_only_one) = running.try_lock() else {
-                    return;
-                };
-                if let Err(error) = pass(&db, GRACE, Duration::from_secs(4)).await {
-                    tracing::warn!(error.cause_chain = ?error, "aggregates backfill failed");
-                }
-            })
-        },
-    )?;
-    scheduler.add(job).await?;
-    Ok(())
-}

@@ -18,10 +18,6 @@ use chrono::{DateTime, Duration, DurationRound, Utc};
 use entity::{alert_history, alert_rules};
 use futures_util::StreamExt;
 use sea_orm::{sea_query::Expr, ColumnTrait, Condition, EntityTrait, QueryFilter};
-use std::sync::{
-    atomic::{AtomicBool, Ordering},
-    Arc,
-};
 use uuid::Uuid;
 
 /// A rule fires at most once per this many minutes.
@@ -373,30 +369,4 @@ pub async fn run_all(state: &AppState) -> Result<usize, AlertError> {
         .count()
         .await;
     Ok(fired)
-}
-
-/// Adds the evaluation job: every `--alert-interval-secs`, skipped while the previous pass
-/// still runs.
-pub async fn schedule(
-    scheduler: &tokio_cron_scheduler::JobScheduler,
-    state: &AppState,
-) -> anyhow::Result<()> {
-    let running = Arc::new(AtomicBool::new(false));
-    let state = state.clone();
-    let every = std::time::Duration::from_secs(state.settings.alert_interval_secs.max(1));
-    let job = tokio_cron_scheduler::Job::new_repeated_async(every, move |_id, _scheduler| {
-        let state = state.clone();
-        let running = running.clone();
-        Box::pin(async move {
-            if running.swap(true, Ordering::AcqRel) {
-                return;
-            }
-            if let Err(error) = run_all(&state).await {
-                tracing::warn!(error = %error, "alert evaluation pass failed");
-            }
-            running.store(false, Ordering::Release);
-        })
-    })?;
-    scheduler.add(job).await?;
-    Ok(())
 }

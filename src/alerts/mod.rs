@@ -19,12 +19,3 @@ pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
         state: state.clone(),
     }
 }
-
-/// Adds this feature's scheduled jobs to the worker: alert evaluation every
-/// `--alert-interval-secs`.
-pub async fn schedule(
-    scheduler: &tokio_cron_scheduler::JobScheduler,
-    state: &AppState,
-) -> anyhow::Result<()> {
-    evaluate::schedule(scheduler, state).await
-}

@@ -85,21 +85,3 @@ pub async fn delete_in_batches(db: &Db, which: Condition) -> Result<u64, DbErr> 
         tokio::time::sleep(PAUSE).await;
     }
 }
-
-/// Adds the retention pass to the worker, hourly.
-pub async fn schedule(
-    scheduler: &tokio_cron_scheduler::JobScheduler,
-    state: &AppState,
-) -> anyhow::Result<()> {
-    let state = state.clone();
-    let job = tokio_cron_scheduler::Job::new_repeated_async(RETENTION_EVERY, move |_id, _s| {
-        let state = state.clone();
-        Box::pin(async move {
-            if let Err(error) = delete_expired_events(&state).await {
-                tracing::warn!(error.cause_chain = ?error, "deleting expired events failed");
-            }
-        })
-    })?;
-    scheduler.add(job).await?;
-    Ok(())
-}

@@ -33,24 +33,3 @@ pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
         },
     )
 }
-
-/// Adds this feature's scheduled jobs to the worker: archiving finished periods every minute.
-pub async fn schedule(
-    scheduler: &tokio_cron_scheduler::JobScheduler,
-    state: &AppState,
-) -> anyhow::Result<()> {
-    let state = state.clone();
-    let job = tokio_cron_scheduler::Job::new_repeated_async(
-        archive::ARCHIVE_EVERY,
-        move |_id, _scheduler| {
-            let state = state.clone();
-            Box::pin(async move {
-                if let Err(error) = archive_finished_periods(&state).await {
-                    tracing::warn!(error = %error, "archiving leaderboard periods failed");
-                }
-            })
-        },
-    )?;
-    scheduler.add(job).await?;
-    Ok(())
-}

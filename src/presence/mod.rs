@@ -9,8 +9,6 @@ pub mod stream;
 
 use crate::state::AppState;
 
-pub use service::schedule;
-
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.
 pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
     (

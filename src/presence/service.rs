@@ -117,25 +117,3 @@ pub async fn announce_offline(
     }
     Ok(announced)
 }
-
-/// Adds the offline check to the worker.
-pub async fn schedule(
-    scheduler: &tokio_cron_scheduler::JobScheduler,
-    state: &AppState,
-) -> anyhow::Result<()> {
-    let state = state.clone();
-    scheduler
-        .add(tokio_cron_scheduler::Job::new_repeated_async(
-            OFFLINE_CHECK_EVERY,
-            move |_id, _scheduler| {
-                let state = state.clone();
-                Box::pin(async move {
-                    if let Err(error) = announce_offline(&state).await {
-                        tracing::warn!(error.cause_chain = ?error, "presence offline check failed");
-                    }
-                })
-            },
-        )?)
-        .await?;
-    Ok(())
-}
