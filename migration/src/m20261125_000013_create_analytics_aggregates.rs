@@ -4,7 +4,10 @@
 //!   and UTC hour, in shards (one per concurrent writer, as `event_usage_shards`);
 //! - `analytics_player_hours` / `analytics_player_days`: who was active in which hour and day,
 //!   per scope (an environment, or `all`); inserting a row that is new bumps
-//!   `analytics_active_users`, the distinct count of that hour or day;
+//!   `analytics_active_users`, the distinct count of that hour or day; a day's row also holds
+//!   the hours of that day the player was active in (`hours`, bit h for hour h, UTC), so
+//!   that active users over windows not lined up with days cost player-days, not
+//!   player-hours;
 //! - `analytics_players`: each player's first and last day seen per scope, and
 //!   `analytics_cohorts`: users first seen on a day (offset 0) and of those, users active again
 //!   1 to 30 days later;
@@ -58,6 +61,7 @@ enum AnalyticsPlayerDays {
     Scope,
     ActorId,
     Day,
+    Hours,
 }
 
 #[derive(DeriveIden, Clone, Copy)]
@@ -202,7 +206,23 @@ impl MigrationTrait for Migration {
                     .col(string(D::Scope))
                     .col(string(D::ActorId))
                     .col(big_integer(D::Day))
+                    .col(big_integer(D::Hours).default(0))
                     .primary_key(&mut primary_key(&[D::GameId, D::Scope, D::ActorId, D::Day]))
+                    .to_owned(),
+            )
+            .await?;
+        // Who was active on a day, and in which of its hours, read by day: active users over
+        // windows that do not line up with days (alerts), retention's deletes.
+        manager
+            .create_index(
+                Index::create()
+                    .name("analytics_player_days_by_day")
+                    .table(D::Table)
+                    .col(D::GameId)
+                    .col(D::Scope)
+                    .col(D::Day)
+                    .col(D::ActorId)
+                    .col(D::Hours)
                     .to_owned(),
             )
             .await?;

@@ -3,7 +3,8 @@
 //! 1. the hour counts (events, log errors, revenue per environment and event name) are added
 //!    to this writer's shard;
 //! 2. the (scope, player, hour) and (scope, player, day) rows are inserted where missing; the
-//!    ones that were new add one to that hour's or day's distinct active users;
+//!    ones that were new add one to that hour's or day's distinct active users, and a day's
+//!    row gets the bits of the player's new hours in that day;
 //! 3. players with a new day have their first and last day updated, locked (PostgreSQL) so
 //!    that concurrent writers of the same player take turns, and the retention cohorts follow:
 //!    a new player joins the cohort of its first day, a return 1 to 30 days after the first
@@ -12,6 +13,8 @@
 //!
 //! Every statement's rows are sorted, so concurrent writers lock shared rows in one order.
 use super::{day_of, hour_of, tx::Row, Tx, ALL_ENVIRONMENTS, MAX_RETURN_DAY};
+
+const HOURS_PER_DAY: i64 = 24;
 use entity::events;
 use sea_orm::DbErr;
 use serde::Serialize;
@@ -32,9 +35,16 @@ const ADD_HOURS: &str = "INSERT INTO analytics_player_hours (game_id, scope, hou
      SELECT $1, value->>'s', CAST(value->>'b' AS BIGINT), value->>'a' FROM {rows} WHERE true \
      ON CONFLICT DO NOTHING RETURNING scope, actor_id, hour, CAST(0 AS BIGINT)";
 
-const ADD_DAYS: &str = "INSERT INTO analytics_player_days (game_id, scope, actor_id, day) \
-     SELECT $1, value->>'s', value->>'a', CAST(value->>'b' AS BIGINT) FROM {rows} WHERE true \
+const ADD_DAYS: &str = "INSERT INTO analytics_player_days (game_id, scope, actor_id, day, hours) \
+     SELECT $1, value->>'s', value->>'a', CAST(value->>'b' AS BIGINT), \
+     CAST(value->>'m' AS BIGINT) FROM {rows} WHERE true \
      ON CONFLICT DO NOTHING RETURNING scope, actor_id, day, CAST(0 AS BIGINT)";
+
+const OR_HOURS: &str = "INSERT INTO analytics_player_days (game_id, scope, actor_id, day, hours) \
+     SELECT $1, value->>'s', value->>'a', CAST(value->>'b' AS BIGINT), \
+     CAST(value->>'m' AS BIGINT) FROM {rows} WHERE true \
+     ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET \
+     hours = analytics_player_days.hours | excluded.hours";
 
 const ADD_ACTIVE: &str = "INSERT INTO analytics_active_users \
      (game_id, scope, span, bucket, shard, users) \
@@ -83,6 +93,16 @@ struct CountRow<'a> {
     c: i64,
     l: i64,
     r: f64,
+}
+
+/// A (scope, player, day) row with the day's hours (`m`, bit h for hour h) the player is newly
+/// active in.
+#[derive(Serialize)]
+struct DayRow<'a> {
+    s: &'a str,
+    a: &'a str,
+    b: i64,
+    m: i64,
 }
 
 /// A (scope, player, bucket) row; as a range of days (`f`..=`l`) too.
@@ -192,12 +212,38 @@ pub async fn add_game(
     let new_hours = tx.fetch(ADD_HOURS, game_id, Some(&json(&hours))).await?;
     add_active(tx, game_id, "hour", &new_hours, shard).await?;
 
-    let days: Vec<PlayerRow> = days
+    // The hours each (scope, player, day) is newly active in, as bits of its day row: a new
+    // day is inserted with them, a known one has them added.
+    let mut masks: BTreeMap<(&str, &str, i64), i64> = BTreeMap::new();
+    for (scope, actor, hour, _) in &new_hours {
+        *masks
+            .entry((scope, actor, hour.div_euclid(HOURS_PER_DAY)))
+            .or_default() |= 1 << hour.rem_euclid(HOURS_PER_DAY);
+    }
+    let days: Vec<DayRow> = days
         .into_iter()
-        .map(|(s, a, b)| PlayerRow { s, a, b })
+        .map(|(s, a, b)| DayRow {
+            s,
+            a,
+            b,
+            m: masks.get(&(s, a, b)).copied().unwrap_or(0),
+        })
         .collect();
     let new_days = tx.fetch(ADD_DAYS, game_id, Some(&json(&days))).await?;
     add_active(tx, game_id, "day", &new_days, shard).await?;
+    let inserted: BTreeSet<(&str, &str, i64)> = new_days
+        .iter()
+        .map(|(scope, actor, day, _)| (scope.as_str(), actor.as_str(), *day))
+        .collect();
+    let known_days: Vec<DayRow> = masks
+        .iter()
+        .filter(|(day, _)| !inserted.contains(*day))
+        .map(|((s, a, b), m)| DayRow { s, a, b: *b, m: *m })
+        .collect();
+    if !known_days.is_empty() {
+        tx.execute(OR_HOURS, game_id, &json(&known_days), None)
+            .await?;
+    }
     if !new_days.is_empty() {
         follow_players(tx, game_id, &new_days, shard).await?;
     }

@@ -126,39 +126,78 @@ pub async fn active_users(
     points(query(db, sql, p).await?, buckets.count)
 }
 
-/// Distinct active users per bucket when buckets do not line up with hours (an alert's
-/// window ending now): the players of each whole hour, and the events of the parts of an
-/// hour at the buckets' edges, counted once per bucket.
+/// Distinct active users per bucket when buckets do not line up with days (an alert's
+/// window ending now): the players active in each bucket's whole hours, read from their day
+/// rows (a row per player and day, with the bits of the hours it was active in), and the
+/// events of the parts of an hour at the buckets' edges, counted once per bucket. The cost is
+/// the players' days in the range, never their hours or events.
 pub async fn active_users_unaligned(
     db: &impl ConnectionTrait,
     scope: &Scope,
     buckets: Buckets,
 ) -> Result<Vec<Point>, DbErr> {
-    let pieces = Pieces::of(buckets);
     let backend = db.get_database_backend();
     let mut p = Params::default();
     let game = p.bind(scope.game_id);
     let start = p.bind(buckets.start.timestamp());
     let size = p.bind(buckets.seconds);
     let scope_name = p.bind(scope_of(scope.environment.as_deref()).to_string());
-    let hours = if pieces.hours.is_empty() {
-        "1 = 0".to_string()
-    } else {
-        hours_filter(&pieces.hours, &mut p)
-    };
+    let mut parts = Vec::new();
+    for index in 0..buckets.count {
+        let days = day_hours(buckets, index);
+        if days.is_empty() {
+            continue;
+        }
+        let within = days
+            .iter()
+            .map(|(day, mask)| {
+                format!(
+                    "(day = {} AND (hours & {}) <> 0)",
+                    p.bind(*day),
+                    p.bind(*mask)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        parts.push(format!(
+            "SELECT {} AS bucket, actor_id FROM analytics_player_days \
+             WHERE game_id = {game} AND scope = {scope_name} AND ({within})",
+            p.bind(index as i64)
+        ));
+    }
+    let pieces = Pieces::of(buckets);
     let edges = ranges_filter(&pieces.partial, &mut p);
     let environment = scope_filter(scope, &mut p);
+    parts.push(format!(
+        "SELECT ({epoch} - {start}) / {size} AS bucket, actor_id FROM events \
+         WHERE game_id = {game} AND ({edges}){environment}",
+        epoch = epoch_seconds(backend, "occurred_at"),
+    ));
     let sql = format!(
         "SELECT bucket, CAST(COUNT(DISTINCT actor_id) AS DOUBLE PRECISION) AS value FROM (\
-           SELECT (hour * {SECONDS_PER_HOUR} - {start}) / {size} AS bucket, actor_id \
-           FROM analytics_player_hours WHERE game_id = {game} AND scope = {scope_name} AND ({hours}) \
-           UNION ALL \
-           SELECT ({epoch} - {start}) / {size} AS bucket, actor_id FROM events \
-           WHERE game_id = {game} AND ({edges}){environment}\
+           {} \
          ) active GROUP BY bucket",
-        epoch = epoch_seconds(backend, "occurred_at"),
+        parts.join(" UNION ALL ")
     );
     points(query(db, sql, p).await?, buckets.count)
+}
+
+/// The whole hours of bucket `index`, as (day, bits of that day's hours) per day they fall in.
+fn day_hours(buckets: Buckets, index: usize) -> Vec<(i64, i64)> {
+    const HOURS_PER_DAY: i64 = SECONDS_PER_DAY / SECONDS_PER_HOUR;
+    let start = buckets.start_of(index).timestamp();
+    let first_hour = (start + SECONDS_PER_HOUR - 1).div_euclid(SECONDS_PER_HOUR);
+    let end_hour = (start + buckets.seconds).div_euclid(SECONDS_PER_HOUR);
+    let mut days = Vec::new();
+    let mut hour = first_hour;
+    while hour < end_hour {
+        let day = hour.div_euclid(HOURS_PER_DAY);
+        let day_end = ((day + 1) * HOURS_PER_DAY).min(end_hour);
+        let bits = |h: i64| (1i64 << (h - day * HOURS_PER_DAY)) - 1;
+        days.push((day, bits(day_end) & !bits(hour)));
+        hour = day_end;
+    }
+    days
 }
 
 /// Day-7 retention per day bucket (which must start at midnight) from the cohort counters:
@@ -215,4 +254,42 @@ pub async fn retention(
             }
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_ending_mid_hour_reads_the_whole_hours_of_the_two_days_it_spans() {
+        // 24 hours ending 2026-11-26 10:30: whole hours from 11:00 on the 25th to 10:00 on
+        // the 26th (the half hours at both ends are read from the events).
+        let buckets = Buckets {
+            start: "2026-11-25T10:30:00Z".parse().unwrap(),
+            seconds: 86_400,
+            count: 1,
+        };
+        let day = "2026-11-25T00:00:00Z"
+            .parse::<DateTime<Utc>>()
+            .unwrap()
+            .timestamp()
+            / SECONDS_PER_DAY;
+        let hours = |range: std::ops::Range<i64>| range.fold(0, |bits, h| bits | 1 << h);
+        assert_eq!(
+            day_hours(buckets, 0),
+            [(day, hours(11..24)), (day + 1, hours(0..10))]
+        );
+        // A day bucket from midnight is all 24 hours of one day.
+        let midnight = Buckets {
+            start: "2026-11-25T00:00:00Z".parse().unwrap(),
+            ..buckets
+        };
+        assert_eq!(day_hours(midnight, 0), [(day, hours(0..24))]);
+        // An hour bucket not on the hour holds no whole hour.
+        let short = Buckets {
+            seconds: 3_600,
+            ..buckets
+        };
+        assert_eq!(day_hours(short, 0), []);
+    }
 }
