@@ -30,7 +30,6 @@ pub mod player_data;
 pub mod players;
 pub mod presence;
 pub mod query;
-pub mod rendered;
 pub mod saves;
 pub mod state;
 pub mod store;

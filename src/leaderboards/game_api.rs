@@ -7,7 +7,7 @@ use super::{
 };
 use crate::http::schema::Timestamp;
 use crate::http::schema::{EntryStatus, ScoreOrder};
-use crate::{auth::ApiKeyAuth, http::ApiTags, rendered::RenderedJson, state::AppState};
+use crate::{auth::ApiKeyAuth, http::json_text::JsonText, http::ApiTags, state::AppState};
 use poem_openapi::{
     param::{Path, Query},
     payload::Json,
@@ -256,7 +256,7 @@ impl LeaderboardsApi {
         offset: Query<Option<i64>>,
         /// A period key; default the current period.
         period: Query<Option<String>>,
-    ) -> poem::Result<RenderedJson<LeaderboardPage>> {
+    ) -> poem::Result<JsonText<LeaderboardPage>> {
         let name = BoardName::parse(&board_name.0)?;
         let (limit, offset) = paging(limit.0, offset.0)?;
         let state = &self.state;
@@ -283,7 +283,7 @@ impl LeaderboardsApi {
             limit,
         )
         .await?;
-        let rendered = RenderedJson::render(&LeaderboardPage {
+        let rendered = JsonText::render(&LeaderboardPage {
             board_name: name.as_str().to_string(),
             leaderboard: name.as_str().to_string(),
             period: page.period,

@@ -3,7 +3,7 @@
 //! nobody is changing skips ranking, decoding and rendering; any change anywhere (submission,
 //! removal, rebuild) changes the version and the next read renders afresh.
 use super::game_api::LeaderboardPage;
-use crate::rendered::RenderedJson;
+use crate::http::json_text::JsonText;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -16,19 +16,19 @@ pub type PageKey = (Uuid, String, u64, u64);
 
 #[derive(Default)]
 pub struct PageCache {
-    pages: Mutex<HashMap<PageKey, (String, RenderedJson<LeaderboardPage>)>>,
+    pages: Mutex<HashMap<PageKey, (String, JsonText<LeaderboardPage>)>>,
 }
 
 impl PageCache {
     /// The page rendered at `version`, if this node holds it.
-    pub fn get(&self, key: &PageKey, version: &str) -> Option<RenderedJson<LeaderboardPage>> {
+    pub fn get(&self, key: &PageKey, version: &str) -> Option<JsonText<LeaderboardPage>> {
         let pages = self.pages.lock();
         let (held, page) = pages.get(key)?;
         (held == version).then(|| page.clone())
     }
 
     /// Keeps `page`, rendered from data at least as new as `version`.
-    pub fn put(&self, key: PageKey, version: String, page: RenderedJson<LeaderboardPage>) {
+    pub fn put(&self, key: PageKey, version: String, page: JsonText<LeaderboardPage>) {
         let mut pages = self.pages.lock();
         if pages.len() >= MAX_PAGES && !pages.contains_key(&key) {
             pages.clear();
