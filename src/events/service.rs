@@ -9,6 +9,7 @@ use crate::{
     auth::api_key::KeyContext,
     error::ApiError,
     games::service::monthly_quota,
+    player::PlayerId,
     state::AppState,
     telemetry::{self, Refusal},
 };
@@ -84,8 +85,12 @@ async fn ingest(
     if let Some(player) = player {
         for event in &mut incoming {
             match &event.player_id {
-                None => event.player_id = Some(player.to_string()),
-                Some(named) if named == player => {}
+                // A token names a player the service made (a UUID), so this parse holds.
+                None => {
+                    event.player_id =
+                        Some(PlayerId::parse(player).map_err(|_| EventError::OtherPlayer)?)
+                }
+                Some(named) if named.as_str() == player => {}
                 Some(_) => return Err(EventError::OtherPlayer),
             }
         }
@@ -212,11 +217,11 @@ fn row(key: &KeyContext, event: IncomingEvent, now: DateTime<Utc>) -> events::Mo
         environment: key.environment.clone(),
         actor_id: event
             .player_id
-            .clone()
-            .unwrap_or_else(|| event.session_id.clone()),
+            .as_ref()
+            .map_or_else(|| event.session_id.clone(), |player| player.to_string()),
         event_name: event.event_name,
         event_id: event.event_id,
-        player_id: event.player_id,
+        player_id: event.player_id.map(PlayerId::into_string),
         session_id: event.session_id,
         properties: Value::Object(event.properties),
         revenue_amount,

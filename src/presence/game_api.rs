@@ -181,12 +181,13 @@ impl PresenceApi {
         auth: ApiKeyAuth,
         player_id: Path<String>,
     ) -> poem::Result<Json<PresenceItem>> {
+        let player = PlayerId::parse(&player_id.0).map_err(PresenceError::from)?;
         let now = self.state.now();
         let entry = self
             .state
             .hot
             .presence
-            .get(auth.0.game_id, &player_id.0, now)
+            .get(auth.0.game_id, player.as_str(), now)
             .await
             .map_err(crate::error::ApiError::from)?
             .ok_or(service::PresenceError::UnknownPlayer)?;
