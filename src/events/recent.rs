@@ -75,7 +75,7 @@ impl Cursor {
 pub struct Filter {
     pub event_name: Option<String>,
     pub player_id: Option<PlayerId>,
-    pub environment: Option<String>,
+    pub environment: Option<crate::words::Environment>,
 }
 
 impl Filter {

@@ -12,6 +12,7 @@ use crate::{
     player::PlayerId,
     state::AppState,
     telemetry::{self, Refusal},
+    words::EventValidation,
 };
 use chrono::{DateTime, Duration, Utc};
 use entity::events;
@@ -101,7 +102,7 @@ async fn ingest(
         .map(|event| row(&key, event, now))
         .collect();
     let received = rows.len() as u64;
-    let limit = monthly_quota(&key.tier, key.event_quota);
+    let limit = monthly_quota(key.tier, key.event_quota);
     // The writer reserves the quota and commits in one go, to its end even if the client
     // hangs up meanwhile, so a reservation is always either used or given back.
     let request = EventRequest {
@@ -137,7 +138,7 @@ async fn check_schemas(
     key: &KeyContext,
     incoming: &[IncomingEvent],
 ) -> Result<Vec<Violation>, EventError> {
-    if key.event_validation == "off" {
+    if key.event_validation == EventValidation::Off {
         return Ok(Vec::new());
     }
     let schemas = super::ingest(state)
@@ -148,7 +149,7 @@ async fn check_schemas(
         return Ok(Vec::new());
     }
     let violations = schemas.check(incoming);
-    if key.event_validation == "enforce" && !violations.is_empty() {
+    if key.event_validation == EventValidation::Enforce && !violations.is_empty() {
         return Err(EventError::Violations(violations));
     }
     Ok(violations)
@@ -214,7 +215,7 @@ fn row(key: &KeyContext, event: IncomingEvent, now: DateTime<Utc>) -> events::Mo
         id: Uuid::now_v7(),
         game_id: key.game_id,
         api_key_id: key.key_id,
-        environment: key.environment.clone(),
+        environment: key.environment.as_str().into(),
         actor_id: event
             .player_id
             .as_ref()
