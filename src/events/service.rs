@@ -1,13 +1,13 @@
 //! Ingesting one `/v1/track` request: parse, check schemas, reserve quota, commit, answer.
 use super::{
-    input::{self, IncomingEvent},
+    game_api::TrackRequest,
+    input::IncomingEvent,
     schemas::Violation,
     writer::{month_of, Committed, EventRequest, WriteError},
     EventError,
 };
 use crate::{
     auth::api_key::KeyContext,
-    error::ApiError,
     games::service::monthly_quota,
     player::PlayerId,
     state::AppState,
@@ -16,7 +16,6 @@ use crate::{
 };
 use chrono::{DateTime, Duration, Utc};
 use entity::events;
-use poem::http::StatusCode;
 use serde_json::Value;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -48,13 +47,10 @@ pub async fn track(
     state: &AppState,
     key: Arc<KeyContext>,
     player: Option<&str>,
-    body: Value,
+    request: TrackRequest,
 ) -> Result<Accepted, EventError> {
-    let events = match &body {
-        Value::Array(items) => items.len() as u64,
-        _ => 1,
-    };
-    let result = ingest(state, key, player, body).await;
+    let events = request.events.len() as u64;
+    let result = ingest(state, key, player, request).await;
     match &result {
         Ok(accepted) => telemetry::events_accepted(accepted.received),
         Err(error) => telemetry::events_refused(refusal(error), events),
@@ -68,7 +64,6 @@ fn refusal(error: &EventError) -> Refusal {
         EventError::OverQuota { .. } => Refusal::Quota,
         EventError::OtherPlayer => Refusal::Forbidden,
         EventError::NotStored | EventError::Cold(_) => Refusal::Unavailable,
-        EventError::Body(body) if body.status == StatusCode::PAYLOAD_TOO_LARGE => Refusal::Size,
         _ => Refusal::Validation,
     }
 }
@@ -77,10 +72,12 @@ async fn ingest(
     state: &AppState,
     key: Arc<KeyContext>,
     player: Option<&str>,
-    body: Value,
+    request: TrackRequest,
 ) -> Result<Accepted, EventError> {
-    let batch = body.is_array();
-    let mut incoming = input::parse_body(body).map_err(EventError::Body)?;
+    let TrackRequest {
+        events: mut incoming,
+        batch,
+    } = request;
     let now = state.now();
     check_values(&incoming, batch, now)?;
     if let Some(player) = player {
@@ -180,12 +177,11 @@ fn check_values(
     let Some((index, field, message)) = refusal else {
         return Ok(());
     };
-    let error = if batch {
-        ApiError::bad_request(format!("events[{index}]: {message}")).with("index", index)
-    } else {
-        ApiError::bad_request(message)
-    };
-    Err(EventError::Body(error.with("field", field)))
+    Err(EventError::BadValue {
+        index: batch.then_some(index),
+        field,
+        message,
+    })
 }
 
 /// The revenue a `purchase` event carries: its numeric `properties.amount`.
