@@ -87,7 +87,7 @@ pub enum AggregatesCommand {
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://playtrace.db?mode=rwc";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Role {
+pub enum NodeRole {
     /// HTTP API only (scale these out behind a load balancer).
     Api,
     /// Background worker only (alert evaluation, leaderboard archiving).
@@ -113,7 +113,7 @@ pub struct Settings {
 
     /// Which parts of the service this process runs.
     #[arg(long, env = "PLAYTRACE_ROLE", value_enum, default_value = "all")]
-    pub role: Role,
+    pub role: NodeRole,
 
     /// Cold store URL: `sqlite://file.db?mode=rwc` (default) or `postgres://user@host/db`.
     #[arg(long, env = "PLAYTRACE_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
@@ -219,10 +219,10 @@ impl Settings {
     }
 
     pub fn runs_api(&self) -> bool {
-        matches!(self.role, Role::Api | Role::All)
+        matches!(self.role, NodeRole::Api | NodeRole::All)
     }
 
     pub fn runs_worker(&self) -> bool {
-        matches!(self.role, Role::Worker | Role::All)
+        matches!(self.role, NodeRole::Worker | NodeRole::All)
     }
 }

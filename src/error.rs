@@ -109,7 +109,7 @@ impl ResponseError for ApiError {
 /// crate::error::answers!(GameError as error {
 ///     400: Invalid(_),
 ///     404: NoSuchMember | NoSuchKey,
-///     internal: StoredRole(_),
+///     internal: Stored(_),
 ///     passes: Cold | Hot,
 ///     other {
 ///         Locked => ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_LOCKED"),

@@ -34,6 +34,7 @@ pub mod saves;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod words;
 pub mod worker;
 
 /// Work to finish before the process exits (e.g. flushing queued writes). Features that keep

@@ -1,31 +1,37 @@
-//! Player ids: the one rule every player-scoped feature (leaderboards, saves, achievements,
-//! presence) applies, so an id one feature accepts no other refuses.
+//! Player ids: the one rule every route that takes a player id applies (events, leaderboards,
+//! saves, achievements, presence, player data, the recent-events filter), so an id one route
+//! stores, every other route reaches.
 
 pub const MAX_PLAYER_ID_CHARS: usize = 128;
 
-/// A player id as games send it: 1 to 128 of ASCII letters, digits and `_ - . : @ |`, not made
-/// only of dots. Platform ids such as `steam:7656…`, `auth0|abc` or an e-mail address fit, and
-/// the id is safe as it is in a URL path (the save routes), a Redis key or a log line. The
-/// strictest of the four rules the features had (saves'), so no stored save becomes unreadable.
+/// A player id as games send it: 1 to 128 characters (Unicode scalar values, not bytes) of any
+/// text but NUL. Case, spaces and every script are kept as sent (`Zoë`, `steam:7656…`,
+/// `auth0|abc`, an e-mail address).
+///
+/// *Decision* (issue 27): this is the broadest rule any route ever stored under (`/v1/track`'s,
+/// which every other route's old rule fits inside), so every id already stored stays reachable
+/// by every player route, export and erase included. NUL is refused because PostgreSQL cannot
+/// store it. In a URL path the id is percent-encoded (`Zo%C3%AB`, `a%2Fb`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PlayerId(String);
 
-#[derive(Debug, Clone, Copy, thiserror::Error)]
-#[error("player_id must be 1 to 128 characters: letters, digits and _ - . : @ |")]
-pub struct InvalidPlayerId;
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidPlayerId {
+    #[error("player_id must be 1 to 128 characters")]
+    Length,
+    #[error("player_id must not contain NUL characters")]
+    Nul,
+}
 
 impl PlayerId {
     pub fn parse(raw: &str) -> Result<Self, InvalidPlayerId> {
-        let fits = (1..=MAX_PLAYER_ID_CHARS).contains(&raw.len())
-            && raw
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_-.:@|".contains(c))
-            && !raw.chars().all(|c| c == '.');
-        if fits {
-            Ok(Self(raw.to_string()))
-        } else {
-            Err(InvalidPlayerId)
+        if !(1..=MAX_PLAYER_ID_CHARS).contains(&raw.chars().count()) {
+            return Err(InvalidPlayerId::Length);
         }
+        if raw.contains('\0') {
+            return Err(InvalidPlayerId::Nul);
+        }
+        Ok(Self(raw.to_string()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -37,6 +43,12 @@ impl PlayerId {
     }
 }
 
+impl std::fmt::Display for PlayerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 crate::error::answers!(InvalidPlayerId => 400);
 
 #[cfg(test)]
@@ -45,29 +57,29 @@ mod tests {
 
     #[test]
     fn one_rule_for_every_feature() {
+        let longest = "ë".repeat(128);
         for fine in [
             "p1",
             "steam:76561198000000000",
             "auth0|abc",
             "ana@example.com",
             "a.b-c_d",
-        ] {
-            assert!(PlayerId::parse(fine).is_ok(), "{fine}");
-        }
-        let long = "p".repeat(129);
-        for refused in [
-            "",
-            " ",
-            ".",
-            "..",
-            "a b",
             "Zoë",
+            "a b",
             "a/b",
+            " ",
+            "..",
             "a\nb",
-            long.as_str(),
+            longest.as_str(),
         ] {
-            assert!(PlayerId::parse(refused).is_err(), "{refused:?}");
+            assert_eq!(
+                PlayerId::parse(fine).map(PlayerId::into_string),
+                Ok(fine.to_string())
+            );
         }
-        assert!(PlayerId::parse(&"p".repeat(128)).is_ok());
+        let too_long = "p".repeat(129);
+        assert_eq!(PlayerId::parse(""), Err(InvalidPlayerId::Length));
+        assert_eq!(PlayerId::parse(&too_long), Err(InvalidPlayerId::Length));
+        assert_eq!(PlayerId::parse("a\0b"), Err(InvalidPlayerId::Nul));
     }
 }

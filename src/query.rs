@@ -2,6 +2,7 @@
 //! SQL parameters, the one dialect difference (epoch seconds), ranges of UTC days from query
 //! strings, the environment filter and two-decimal rounding. It imports no feature, so any
 //! feature can use it.
+use crate::words::Environment;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use sea_orm::{DatabaseBackend, Value};
 
@@ -48,22 +49,14 @@ pub fn epoch_seconds(backend: DatabaseBackend, column: &str) -> String {
 pub const DEFAULT_DAYS: i64 = 30;
 pub const MAX_DAYS: i64 = 366;
 
-/// The environments API keys (and so events) belong to.
-pub const ENVIRONMENTS: &[&str] = &["development", "production"];
-
 /// An environment to filter events by: `development` or `production`.
-pub fn parse_environment(raw: &str) -> Result<&str, QueryError> {
-    if ENVIRONMENTS.contains(&raw) {
-        Ok(raw)
-    } else {
-        Err(QueryError::BadEnvironment)
-    }
+pub fn parse_environment(raw: &str) -> Result<Environment, QueryError> {
+    Environment::parse(raw).map_err(|_| QueryError::BadEnvironment)
 }
 
 /// An optional `environment` query value, parsed.
-pub fn parse_optional_environment(raw: Option<&str>) -> Result<Option<String>, QueryError> {
-    raw.map(|raw| parse_environment(raw).map(str::to_string))
-        .transpose()
+pub fn parse_optional_environment(raw: Option<&str>) -> Result<Option<Environment>, QueryError> {
+    raw.map(parse_environment).transpose()
 }
 
 /// A range of whole UTC days, both ends included, from `from`/`to` query values

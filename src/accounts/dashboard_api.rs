@@ -1,7 +1,7 @@
 //! `/v1/auth/*`: register, login, the current user and the two-step password reset.
 use super::service::{self, Email};
-use crate::http::schema::AccountStatus;
 use crate::http::schema::Timestamp;
+use crate::words::AccountStatus;
 use crate::{auth::BearerAuth, error::ApiError, http::ApiTags, state::AppState};
 use poem_openapi::{payload::Json, ApiResponse, Object, OpenApi};
 
@@ -116,7 +116,7 @@ impl AuthApi {
         Ok(Json(Me {
             id: user.id.to_string(),
             email: user.email,
-            status: user.status.into(),
+            status: AccountStatus::stored(&user.status)?,
             is_admin: user.is_admin,
             created_at: Timestamp::from(user.created_at),
         }))

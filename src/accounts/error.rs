@@ -26,6 +26,8 @@ pub enum AccountError {
     Password(ApiError),
     #[error(transparent)]
     Cold(#[from] sea_orm::DbErr),
+    #[error(transparent)]
+    Stored(#[from] crate::words::CorruptWord),
 }
 
 crate::error::answers!(AccountError as error {
@@ -33,7 +35,7 @@ crate::error::answers!(AccountError as error {
     401: WrongCredentials | Gone,
     403: RegistrationClosed,
     409: EmailTaken,
-    passes: Password | Cold,
+    passes: Password | Cold | Stored,
     other {
         Locked => ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_LOCKED"),
         Pending => ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_PENDING"),

@@ -6,6 +6,7 @@ use crate::{
     cli::Registration,
     state::AppState,
     store::Db,
+    words::AccountStatus,
 };
 use chrono::{DateTime, Duration, Utc};
 use entity::{password_reset_tokens, settings, users};
@@ -19,9 +20,6 @@ pub const MAX_FAILED_LOGINS: i32 = 5;
 pub const LOCKOUT_MINUTES: i64 = 15;
 pub const RESET_TOKEN_MINUTES: i64 = 60;
 pub const INVITATION_TOKEN_DAYS: i64 = 7;
-
-pub const STATUS_ACTIVE: &str = "active";
-pub const STATUS_PENDING: &str = "pending";
 
 /// A syntactically plausible e-mail address, lower-cased.
 #[derive(Debug, Clone)]
@@ -91,7 +89,7 @@ pub async fn register(
         id: Set(id),
         email: Set(email.as_str().to_string()),
         password_hash: Set(Some(hash)),
-        status: Set(STATUS_ACTIVE.into()),
+        status: Set(AccountStatus::Active.as_str().into()),
         is_admin: Set(false),
         failed_logins: Set(0),
         locked_until: Set(None),
@@ -157,7 +155,7 @@ pub async fn login(
     if user.locked_until.is_some_and(|until| until > now) {
         return Err(AccountError::Locked);
     }
-    if user.status == STATUS_PENDING {
+    if AccountStatus::stored(&user.status)? == AccountStatus::Pending {
         verify(password_text, None).await?;
         return Err(AccountError::Pending);
     }
@@ -295,7 +293,7 @@ pub async fn reset_password(
         )
         .col_expr(
             users::Column::Status,
-            sea_orm::sea_query::Expr::value(STATUS_ACTIVE),
+            sea_orm::sea_query::Expr::value(AccountStatus::Active.as_str()),
         )
         .col_expr(
             users::Column::FailedLogins,
@@ -323,7 +321,7 @@ pub async fn invite(
         id: Uuid::now_v7(),
         email: email.as_str().to_string(),
         password_hash: None,
-        status: STATUS_PENDING.into(),
+        status: AccountStatus::Pending.as_str().into(),
         is_admin: false,
         failed_logins: 0,
         locked_until: None,

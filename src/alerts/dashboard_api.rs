@@ -4,9 +4,10 @@ use super::{
     evaluate,
     rules::{self, AlertType},
     service::{self, NewRule, RuleChanges},
+    AlertError,
 };
 use crate::http::schema::Timestamp;
-use crate::http::schema::{self, Environment};
+use crate::words::{self, Environment, Word};
 use crate::{
     accounts::service::Email,
     auth::BearerAuth,
@@ -38,7 +39,7 @@ pub struct CreateAlertRule {
     pub name: String,
     /// `crash_spike`, `log_error_spike`, `revenue_drop`, `dau_drop` or `retention_drop`.
     #[oai(rename = "type")]
-    pub kind: schema::AlertType,
+    pub kind: Word<words::AlertType>,
     /// Spikes fire when current >= baseline x threshold (2.0 = at 200%); drops fire when
     /// current < baseline x threshold (0.7 = below 70%). Above 0, at most 1000.
     pub threshold: f64,
@@ -51,7 +52,7 @@ pub struct CreateAlertRule {
     pub discord_webhook_url: Option<String>,
     /// Watch only events sent with `development` or `production` keys (default: both).
     #[oai(nullable)]
-    pub environment: Option<Environment>,
+    pub environment: Option<Word<Environment>>,
     /// Default true; a disabled rule is never fired.
     #[oai(nullable)]
     pub enabled: Option<bool>,
@@ -64,7 +65,7 @@ pub struct UpdateAlertRule {
     pub name: Option<String>,
     #[oai(rename = "type")]
     #[oai(nullable)]
-    pub kind: Option<schema::AlertType>,
+    pub kind: Option<Word<words::AlertType>>,
     #[oai(nullable)]
     pub threshold: Option<f64>,
     #[oai(nullable)]
@@ -88,7 +89,7 @@ pub struct AlertRule {
     pub game_id: String,
     pub name: String,
     #[oai(rename = "type")]
-    pub kind: schema::AlertType,
+    pub kind: words::AlertType,
     pub threshold: f64,
     pub comparison_window_hours: i32,
     pub email: String,
@@ -118,7 +119,7 @@ pub struct AlertHistoryItem {
     /// The rule's name when it fired.
     pub name: String,
     #[oai(rename = "type")]
-    pub kind: schema::AlertType,
+    pub kind: words::AlertType,
     pub current_value: f64,
     pub baseline_value: f64,
     /// Change from the baseline in percent.
@@ -172,7 +173,7 @@ pub enum RuleCreated {
     Created(Json<AlertRule>),
 }
 
-fn rule_view(rule: alert_rules::Model, role: Role) -> AlertRule {
+fn rule_view(rule: alert_rules::Model, role: Role) -> Result<AlertRule, AlertError> {
     let webhook = rule.discord_webhook_url.map(|url| {
         if role >= Role::Editor {
             url
@@ -180,21 +181,25 @@ fn rule_view(rule: alert_rules::Model, role: Role) -> AlertRule {
             masked(&url)
         }
     });
-    AlertRule {
+    Ok(AlertRule {
         rule_id: rule.id.to_string(),
         game_id: rule.game_id.to_string(),
         name: rule.name,
-        kind: rule.alert_type.into(),
+        kind: AlertType::stored(&rule.alert_type)?,
         threshold: rule.threshold,
         comparison_window_hours: rule.comparison_window_hours,
         email: rule.email,
         discord_webhook_url: webhook,
-        environment: rule.environment.map(Into::into),
+        environment: rule
+            .environment
+            .as_deref()
+            .map(Environment::stored)
+            .transpose()?,
         enabled: rule.enabled,
         last_fired_at: rule.last_fired_at.map(Timestamp::from),
         created_at: Timestamp::from(rule.created_at),
         updated_at: Timestamp::from(rule.updated_at),
-    }
+    })
 }
 
 /// `https://host/…`: enough to recognise a webhook without handing out its token.
@@ -209,12 +214,12 @@ fn masked(url: &str) -> String {
     }
 }
 
-fn history_view(item: alert_history::Model) -> AlertHistoryItem {
-    AlertHistoryItem {
+fn history_view(item: alert_history::Model) -> Result<AlertHistoryItem, AlertError> {
+    Ok(AlertHistoryItem {
         id: item.id.to_string(),
         rule_id: item.rule_id.to_string(),
         name: item.name,
-        kind: item.alert_type.into(),
+        kind: AlertType::stored(&item.alert_type)?,
         current_value: item.current_value,
         baseline_value: item.baseline_value,
         change_percent: item.change_percent,
@@ -222,7 +227,7 @@ fn history_view(item: alert_history::Model) -> AlertHistoryItem {
         webhook_status: item.webhook_status,
         error: item.error,
         triggered_at: Timestamp::from(item.triggered_at),
-    }
+    })
 }
 
 #[OpenApi(prefix_path = "/v1/alerts", tag = "ApiTags::Alerts")]
@@ -237,15 +242,19 @@ impl AlertsApi {
         let body = body.0;
         let access = require_role(&self.state.db, auth.0, body.game_id, Role::Editor).await?;
         let name = rules::parse_name(&body.name)?;
-        let kind = AlertType::parse(&body.kind)?;
+        let kind = body.kind.parse().map_err(AlertError::from)?;
         let threshold = rules::parse_threshold(body.threshold)?;
         let window = rules::parse_window(body.comparison_window_hours)?;
         let email = Email::parse(&body.email)?;
         let environment = body
             .environment
-            .as_deref()
-            .map(rules::parse_environment)
-            .transpose()?;
+            .as_ref()
+            .map(|word| {
+                word.parse()
+                    .map(|environment| environment.as_str().to_string())
+            })
+            .transpose()
+            .map_err(AlertError::from)?;
         let webhook_url = match &body.discord_webhook_url {
             Some(raw) => {
                 rules::parse_webhook(raw, self.state.settings.allow_private_webhooks).await?
@@ -267,7 +276,7 @@ impl AlertsApi {
             },
         )
         .await?;
-        Ok(RuleCreated::Created(Json(rule_view(rule, access.role))))
+        Ok(RuleCreated::Created(Json(rule_view(rule, access.role)?)))
     }
 
     /// The game's alert rules (any member).
@@ -283,7 +292,7 @@ impl AlertsApi {
             rules: rules
                 .into_iter()
                 .map(|r| rule_view(r, access.role))
-                .collect(),
+                .collect::<Result<_, _>>()?,
         }))
     }
 
@@ -299,7 +308,10 @@ impl AlertsApi {
         let limit = service::parse_history_limit(limit.0)?;
         let items = service::history(&self.state, game_id.0, limit).await?;
         Ok(Json(AlertHistoryList {
-            history: items.into_iter().map(history_view).collect(),
+            history: items
+                .into_iter()
+                .map(history_view)
+                .collect::<Result<_, _>>()?,
         }))
     }
 
@@ -307,7 +319,7 @@ impl AlertsApi {
     #[oai(path = "/:rule_id", method = "get", operation_id = "getAlertRule")]
     async fn get(&self, auth: BearerAuth, rule_id: Path<String>) -> poem::Result<Json<AlertRule>> {
         let (rule, role) = service::rule_for(&self.state, auth.0, &rule_id.0, Role::Viewer).await?;
-        Ok(Json(rule_view(rule, role)))
+        Ok(Json(rule_view(rule, role)?))
     }
 
     /// Change an alert rule (editor). Only the fields sent change.
@@ -322,7 +334,12 @@ impl AlertsApi {
         let body = body.0;
         let mut changes = RuleChanges {
             name: body.name.as_deref().map(rules::parse_name).transpose()?,
-            kind: body.kind.as_deref().map(AlertType::parse).transpose()?,
+            kind: body
+                .kind
+                .as_ref()
+                .map(Word::parse)
+                .transpose()
+                .map_err(AlertError::from)?,
             threshold: body.threshold.map(rules::parse_threshold).transpose()?,
             comparison_window_hours: body
                 .comparison_window_hours
@@ -352,7 +369,7 @@ impl AlertsApi {
         }
         changes.enabled = body.enabled;
         let rule = service::update(&self.state, rule, changes).await?;
-        Ok(Json(rule_view(rule, role)))
+        Ok(Json(rule_view(rule, role)?))
     }
 
     /// Delete an alert rule (editor). Its history stays.

@@ -19,6 +19,11 @@ pub enum AlertError {
     /// The caller's standing on the rule's game.
     #[error(transparent)]
     Access(#[from] GameError),
+    /// A word outside its set (`type`, `environment`).
+    #[error(transparent)]
+    Word(#[from] crate::words::InvalidWord),
+    #[error(transparent)]
+    Stored(#[from] crate::words::CorruptWord),
     #[error(transparent)]
     Cold(#[from] sea_orm::DbErr),
     #[error(transparent)]
@@ -32,8 +37,8 @@ impl AlertError {
 }
 
 crate::error::answers!(AlertError as error {
-    400: Invalid(_) | NoWebhook,
+    400: Invalid(_) | Word(_) | NoWebhook,
     404: RuleNotFound,
     409: TooManyRules,
-    passes: Query | Access | Cold | Hot,
+    passes: Query | Access | Stored | Cold | Hot,
 });

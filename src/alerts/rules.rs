@@ -2,41 +2,9 @@
 use super::AlertError;
 use crate::{metrics::Metric, notify::webhook};
 
-/// The five alert kinds of interface 2.9.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AlertType {
-    CrashSpike,
-    LogErrorSpike,
-    RevenueDrop,
-    DauDrop,
-    RetentionDrop,
-}
+pub use crate::words::AlertType;
 
 impl AlertType {
-    pub const ALL: [Self; 5] = [
-        Self::CrashSpike,
-        Self::LogErrorSpike,
-        Self::RevenueDrop,
-        Self::DauDrop,
-        Self::RetentionDrop,
-    ];
-
-    pub fn parse(raw: &str) -> Result<Self, AlertError> {
-        Self::ALL.into_iter().find(|t| t.as_str() == raw).ok_or_else(|| {
-            AlertError::invalid("type must be one of: crash_spike, log_error_spike, revenue_drop, dau_drop, retention_drop")
-        })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::CrashSpike => "crash_spike",
-            Self::LogErrorSpike => "log_error_spike",
-            Self::RevenueDrop => "revenue_drop",
-            Self::DauDrop => "dau_drop",
-            Self::RetentionDrop => "retention_drop",
-        }
-    }
-
     /// How people read it.
     pub fn label(self) -> &'static str {
         match self {

@@ -3,6 +3,7 @@
 use super::player_token::PlayerAuth;
 use crate::store::node_cache::{NodeCache, Policy};
 use crate::store::Db;
+use crate::words::{CorruptWord, Environment, EventValidation, Tier};
 use entity::{api_keys, games};
 use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter};
 use std::{
@@ -24,11 +25,11 @@ pub const CACHE_TTL: Duration = Duration::from_secs(2);
 pub struct KeyContext {
     pub key_id: Uuid,
     pub game_id: Uuid,
-    pub environment: String,
-    pub tier: String,
+    pub environment: Environment,
+    pub tier: Tier,
     /// The monthly event quota the admin set instead of the tier's.
     pub event_quota: Option<i64>,
-    pub event_validation: String,
+    pub event_validation: EventValidation,
     pub rate_limit_per_minute: Option<u64>,
     /// Web origins whose browser builds may use the key (CORS); `*` allows any.
     pub allowed_origins: Vec<String>,
@@ -90,26 +91,32 @@ impl KeyCache {
             .find_also_related(games::Entity)
             .one(db)
             .await?;
-        let context = found.and_then(|(key, game)| {
-            let game = game?;
-            Some(Arc::new(KeyContext {
-                key_id: key.id,
-                game_id: game.id,
-                environment: key.environment,
-                rate_limit_per_minute: game.rate_limit_per_minute.map(|l| l.max(0) as u64),
-                allowed_origins: game.origins(),
-                player_auth: PlayerAuth::parse(&game.player_auth).unwrap_or(PlayerAuth::Off),
-                player_secret: game.player_secret.clone(),
-                key_reads: game.key_reads,
-                player_rate_limit_per_minute: game
-                    .player_rate_limit_per_minute
-                    .map(|l| l.max(0) as u64),
-                tier: game.tier,
-                event_quota: game.event_quota,
-                event_validation: game.event_validation,
-            }))
-        });
+        let context = match found {
+            Some((key, Some(game))) => Some(Arc::new(context(key, game).map_err(|corrupt| {
+                // The rows hold words the service wrote from its enums: a fault of the data.
+                DbErr::Custom(corrupt.to_string())
+            })?)),
+            _ => None,
+        };
         self.put(hash, context.clone(), generation);
         Ok(context)
     }
+}
+
+/// A key's context from its rows, the stored words parsed once here.
+fn context(key: api_keys::Model, game: games::Model) -> Result<KeyContext, CorruptWord> {
+    Ok(KeyContext {
+        key_id: key.id,
+        game_id: game.id,
+        environment: Environment::stored(&key.environment)?,
+        rate_limit_per_minute: game.rate_limit_per_minute.map(|l| l.max(0) as u64),
+        allowed_origins: game.origins(),
+        player_auth: PlayerAuth::stored(&game.player_auth)?,
+        player_secret: game.player_secret.clone(),
+        key_reads: game.key_reads,
+        player_rate_limit_per_minute: game.player_rate_limit_per_minute.map(|l| l.max(0) as u64),
+        tier: Tier::stored(&game.tier)?,
+        event_quota: game.event_quota,
+        event_validation: EventValidation::stored(&game.event_validation)?,
+    })
 }

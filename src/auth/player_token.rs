@@ -15,35 +15,8 @@ pub const PLAYER_TOKEN_LIFETIME: Duration = Duration::hours(1);
 pub const PLAYER_TOKEN_HEADER: &str = "x-player-token";
 const AUDIENCE: &str = "player";
 
-/// A game's `player_auth` setting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlayerAuth {
-    /// No player tokens: the key alone acts as any player (the default, the interface's behaviour).
-    Off,
-    /// Tokens are issued; a request that carries one acts only as its player.
-    Optional,
-    /// As `Optional`, and player-scoped routes refuse requests without a token.
-    Required,
-}
-
-impl PlayerAuth {
-    pub fn parse(raw: &str) -> Option<Self> {
-        match raw {
-            "off" => Some(Self::Off),
-            "optional" => Some(Self::Optional),
-            "required" => Some(Self::Required),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Off => "off",
-            Self::Optional => "optional",
-            Self::Required => "required",
-        }
-    }
-}
+/// A game's `player_auth` setting: the `PlayerAuthMode` word set.
+pub use crate::words::PlayerAuthMode as PlayerAuth;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Claims {

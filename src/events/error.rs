@@ -1,7 +1,6 @@
 //! What can go wrong with events and event schemas, in their own words, and how each answers
 //! over HTTP.
 use super::{quota, schemas::Violation, schemas::MAX_SCHEMA_BYTES};
-use crate::error::ApiError;
 use serde_json::{json, Value};
 
 #[derive(Debug, thiserror::Error)]
@@ -25,9 +24,14 @@ pub enum EventError {
     /// An event names another player than the request's player token.
     #[error("This player token is for another player")]
     OtherPlayer,
-    /// A request body refused by `input::parse_body`, answered as that module words it.
-    #[error(transparent)]
-    Body(ApiError),
+    /// An event's value the aggregates cannot count (`service::check_values`), naming the
+    /// field, and the event's `index` in a batch.
+    #[error("{}{message}", index.map(|index| format!("events[{index}]: ")).unwrap_or_default())]
+    BadValue {
+        index: Option<usize>,
+        field: &'static str,
+        message: String,
+    },
     #[error(transparent)]
     Cold(#[from] sea_orm::DbErr),
 }
@@ -44,13 +48,21 @@ crate::error::answers!(EventError as error {
     404: NoSchema,
     413: SchemaTooLarge,
     503: NotStored,
-    passes: Body | Cold,
+    passes: Cold,
     other {
         Violations(ref violations) => {
             let items: Vec<Value> = violations.iter().map(violation_json).collect();
             ApiError::bad_request(error.to_string()).with("violations", items)
         },
         OverQuota { current, limit } => quota::exceeded(current, limit),
+        BadValue { index, field, .. } => {
+            let answer = ApiError::bad_request(error.to_string());
+            match index {
+                Some(index) => answer.with("index", index),
+                None => answer,
+            }
+            .with("field", field)
+        },
     }
 });
 

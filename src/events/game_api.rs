@@ -1,12 +1,18 @@
 //! `POST /v1/track`: games send analytics events.
-use super::{schemas::Violation, service};
+use super::{
+    input::{self, IncomingEvent},
+    schemas::Violation,
+    service,
+};
 use crate::{
     auth::ApiKeyAuth,
     http::{schema::Timestamp, ApiTags},
     state::AppState,
+    telemetry::{self, Refusal},
 };
+use poem::{http::StatusCode, Request, RequestBody};
 use poem_openapi::{
-    payload::Json,
+    payload::{Json, ParsePayload, Payload},
     registry::{MetaSchema, MetaSchemaRef, Registry},
     types::{ParseFromJSON, ParseResult, ToJSON, Type},
     ApiResponse, Object, OpenApi,
@@ -48,7 +54,7 @@ pub struct TrackAccepted {
 }
 
 // This type gives `/v1/track` its schema; the body itself is read field by field by
-// `events::input`, whose error texts the interface fixes.
+// `events::input` (in `TrackRequest`), whose error texts the interface fixes.
 /// One analytics event as a game sends it.
 #[derive(Object)]
 #[oai(deny_unknown_fields)]
@@ -123,6 +129,53 @@ impl ToJSON for TrackBody {
     }
 }
 
+/// The `/v1/track` body, parsed where the request comes in: its events, each checked field by
+/// field (`events::input`), and whether they came as an array. A body that does not parse is
+/// answered before the handler runs: 413 `{error, limit, received}` above the batch limit, 400
+/// naming the first bad event (with its `index` in an array) otherwise; JSON that is not JSON
+/// and a wrong content type as on every route.
+pub struct TrackRequest {
+    pub events: Vec<IncomingEvent>,
+    pub batch: bool,
+}
+
+impl Payload for TrackRequest {
+    const CONTENT_TYPE: &'static str = <Json<TrackBody> as Payload>::CONTENT_TYPE;
+
+    fn check_content_type(content_type: &str) -> bool {
+        <Json<TrackBody> as Payload>::check_content_type(content_type)
+    }
+    fn schema_ref() -> MetaSchemaRef {
+        <Json<TrackBody> as Payload>::schema_ref()
+    }
+    fn register(registry: &mut Registry) {
+        <Json<TrackBody> as Payload>::register(registry)
+    }
+}
+
+impl ParsePayload for TrackRequest {
+    const IS_REQUIRED: bool = true;
+
+    async fn from_request(request: &Request, body: &mut RequestBody) -> poem::Result<Self> {
+        let Json(TrackBody(body)) = Json::<TrackBody>::from_request(request, body).await?;
+        let batch = body.is_array();
+        let count = body.as_array().map_or(1, Vec::len) as u64;
+        match input::parse_body(body) {
+            Ok(events) => Ok(Self { events, batch }),
+            Err(error) => {
+                let reason = match error.status {
+                    StatusCode::PAYLOAD_TOO_LARGE => Refusal::Size,
+                    _ => Refusal::Validation,
+                };
+                telemetry::events_refused(reason, count);
+                Err(error.into())
+            }
+        }
+    }
+}
+
+poem_openapi::impl_apirequest_for_payload!(TrackRequest,);
+
 #[derive(ApiResponse)]
 pub enum Tracked {
     /// Committed to the cold store.
@@ -150,10 +203,10 @@ impl TrackApi {
     /// `{error, quota: {current, limit, remaining}}` when the monthly quota cannot hold it, 503
     /// when storage is unavailable (retry). A 202 means the events are committed.
     #[oai(path = "/", method = "post", operation_id = "track")]
-    async fn track(&self, auth: ApiKeyAuth, body: Json<TrackBody>) -> poem::Result<Tracked> {
+    async fn track(&self, auth: ApiKeyAuth, body: TrackRequest) -> poem::Result<Tracked> {
         auth.player_optional()?;
         let player = auth.player().map(str::to_string);
-        let accepted = service::track(&self.state, auth.0, player.as_deref(), body.0 .0).await?;
+        let accepted = service::track(&self.state, auth.0, player.as_deref(), body).await?;
         let warnings = (!accepted.warnings.is_empty())
             .then(|| accepted.warnings.into_iter().map(violation_view).collect());
         Ok(Tracked::Accepted(Json(TrackAccepted {

@@ -1,6 +1,9 @@
 //! The `/v1/track` body, parsed once at the edge: one event object or an array of at most 100,
 //! each checked field by field. Code behind `IncomingEvent` trusts it.
-use crate::error::ApiError;
+use crate::{
+    error::ApiError,
+    player::{InvalidPlayerId, PlayerId},
+};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde_json::{Map, Value};
 
@@ -8,7 +11,7 @@ use serde_json::{Map, Value};
 pub const MAX_BATCH: usize = 100;
 /// `event_name` length in characters.
 pub const MAX_EVENT_NAME_CHARS: usize = 128;
-/// `session_id` and `player_id` length in characters.
+/// `session_id` length in characters (`player_id` follows `crate::player`'s rule).
 pub const MAX_ID_CHARS: usize = 128;
 /// `event_id` length in characters.
 pub const MAX_EVENT_ID_CHARS: usize = 64;
@@ -41,6 +44,8 @@ pub enum InvalidEvent {
     UnknownField(String),
     #[error("text must not contain NUL characters")]
     NulCharacter,
+    #[error(transparent)]
+    PlayerId(#[from] InvalidPlayerId),
 }
 
 /// One valid event as the client sent it.
@@ -48,7 +53,7 @@ pub enum InvalidEvent {
 pub struct IncomingEvent {
     pub event_name: String,
     pub session_id: String,
-    pub player_id: Option<String>,
+    pub player_id: Option<PlayerId>,
     pub properties: Map<String, Value>,
     pub client_timestamp: Option<DateTime<Utc>>,
     pub event_id: Option<String>,
@@ -99,7 +104,7 @@ pub fn parse_event(item: Value) -> Result<IncomingEvent, InvalidEvent> {
     }
     let event_name = event_name(fields.remove("event_name"))?;
     let session_id = required_text(fields.remove("session_id"), "session_id", MAX_ID_CHARS)?;
-    let player_id = optional_text(fields.remove("player_id"), "player_id", MAX_ID_CHARS)?;
+    let player_id = player_id(fields.remove("player_id"))?;
     let event_id = optional_text(fields.remove("event_id"), "event_id", MAX_EVENT_ID_CHARS)?;
     let properties = match fields.remove("properties") {
         None | Some(Value::Null) => Map::new(),
@@ -150,6 +155,19 @@ fn event_name(value: Option<Value>) -> Result<String, InvalidEvent> {
         }
         Some(_) => Err(InvalidEvent::NotAString("event_name")),
     }
+}
+
+fn player_id(value: Option<Value>) -> Result<Option<PlayerId>, InvalidEvent> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => parse_player_id(&text).map(Some),
+        Some(_) => Err(InvalidEvent::NotAString("player_id")),
+    }
+}
+
+/// The player, by the one rule (and in the words) of every route: `crate::player`.
+pub fn parse_player_id(text: &str) -> Result<PlayerId, InvalidEvent> {
+    Ok(PlayerId::parse(text)?)
 }
 
 fn required_text(

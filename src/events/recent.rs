@@ -7,7 +7,7 @@
 //! indexed already, so these reads add no index to the table every event is written to. An
 //! event sent late with an old `client_timestamp` takes its place in time, not the top.
 use super::{input, EventError};
-use crate::{aggregates::hour_of, query::Params, store::Db};
+use crate::{aggregates::hour_of, player::PlayerId, query::Params, store::Db};
 use chrono::{DateTime, Utc};
 use entity::events;
 use sea_orm::{
@@ -74,8 +74,8 @@ impl Cursor {
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     pub event_name: Option<String>,
-    pub player_id: Option<String>,
-    pub environment: Option<String>,
+    pub player_id: Option<PlayerId>,
+    pub environment: Option<crate::words::Environment>,
 }
 
 impl Filter {
@@ -96,7 +96,10 @@ impl Filter {
         };
         Ok(Self {
             event_name: text(event_name, "event_name", input::MAX_EVENT_NAME_CHARS)?,
-            player_id: text(player_id, "player_id", input::MAX_ID_CHARS)?,
+            player_id: player_id
+                .map(|player| input::parse_player_id(&player))
+                .transpose()
+                .map_err(|error| EventError::invalid(error.to_string()))?,
             environment: crate::query::parse_optional_environment(environment)
                 .map_err(|error| EventError::invalid(error.to_string()))?,
         })

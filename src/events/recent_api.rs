@@ -2,8 +2,8 @@
 //! `GET /v1/games/{game_id}/events/counts` (events per name over UTC days): what the dashboard
 //! reads of a game's stored events (any member).
 use super::recent::{self, Cursor, Filter};
-use crate::http::schema::Environment;
 use crate::http::schema::Timestamp;
+use crate::words::{CorruptWord, Environment};
 use crate::{
     auth::BearerAuth,
     games::{require_role, Role},
@@ -67,25 +67,25 @@ pub struct EventCounts {
     pub from: String,
     pub to: String,
     #[oai(nullable)]
-    pub environment: Option<String>,
+    pub environment: Option<Environment>,
     /// Every event of the range.
     pub total: u64,
     /// One item per event name, the most frequent first, then by name.
     pub counts: Vec<EventNameCount>,
 }
 
-pub fn stored_event_view(row: events::Model) -> StoredEvent {
-    StoredEvent {
+pub fn stored_event_view(row: events::Model) -> Result<StoredEvent, CorruptWord> {
+    Ok(StoredEvent {
         id: row.id.to_string(),
         event_id: row.event_id,
         event_name: row.event_name,
         player_id: row.player_id,
         session_id: row.session_id,
-        environment: row.environment.into(),
+        environment: Environment::stored(&row.environment)?,
         properties: row.properties,
         occurred_at: Timestamp::from(row.occurred_at),
         received_at: Timestamp::from(row.received_at),
-    }
+    })
 }
 
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Events")]
@@ -122,7 +122,10 @@ impl EventsApi {
             .await
             .map_err(crate::error::ApiError::from)?;
         Ok(Json(RecentEvents {
-            events: rows.into_iter().map(stored_event_view).collect(),
+            events: rows
+                .into_iter()
+                .map(stored_event_view)
+                .collect::<Result<_, _>>()?,
             next_before: next.map(|cursor| cursor.encode()),
         }))
     }
@@ -159,7 +162,7 @@ impl EventsApi {
         let counts = recent::counts(
             &self.state.db,
             game_id.0,
-            environment.as_deref(),
+            environment.map(Environment::as_str),
             query::midnight(from),
             query::midnight(to) + Duration::days(1),
         )

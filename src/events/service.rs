@@ -1,20 +1,21 @@
 //! Ingesting one `/v1/track` request: parse, check schemas, reserve quota, commit, answer.
 use super::{
-    input::{self, IncomingEvent},
+    game_api::TrackRequest,
+    input::IncomingEvent,
     schemas::Violation,
     writer::{month_of, Committed, EventRequest, WriteError},
     EventError,
 };
 use crate::{
     auth::api_key::KeyContext,
-    error::ApiError,
     games::service::monthly_quota,
+    player::PlayerId,
     state::AppState,
     telemetry::{self, Refusal},
+    words::EventValidation,
 };
 use chrono::{DateTime, Duration, Utc};
 use entity::events;
-use poem::http::StatusCode;
 use serde_json::Value;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -46,13 +47,10 @@ pub async fn track(
     state: &AppState,
     key: Arc<KeyContext>,
     player: Option<&str>,
-    body: Value,
+    request: TrackRequest,
 ) -> Result<Accepted, EventError> {
-    let events = match &body {
-        Value::Array(items) => items.len() as u64,
-        _ => 1,
-    };
-    let result = ingest(state, key, player, body).await;
+    let events = request.events.len() as u64;
+    let result = ingest(state, key, player, request).await;
     match &result {
         Ok(accepted) => telemetry::events_accepted(accepted.received),
         Err(error) => telemetry::events_refused(refusal(error), events),
@@ -66,7 +64,6 @@ fn refusal(error: &EventError) -> Refusal {
         EventError::OverQuota { .. } => Refusal::Quota,
         EventError::OtherPlayer => Refusal::Forbidden,
         EventError::NotStored | EventError::Cold(_) => Refusal::Unavailable,
-        EventError::Body(body) if body.status == StatusCode::PAYLOAD_TOO_LARGE => Refusal::Size,
         _ => Refusal::Validation,
     }
 }
@@ -75,17 +72,23 @@ async fn ingest(
     state: &AppState,
     key: Arc<KeyContext>,
     player: Option<&str>,
-    body: Value,
+    request: TrackRequest,
 ) -> Result<Accepted, EventError> {
-    let batch = body.is_array();
-    let mut incoming = input::parse_body(body).map_err(EventError::Body)?;
+    let TrackRequest {
+        events: mut incoming,
+        batch,
+    } = request;
     let now = state.now();
     check_values(&incoming, batch, now)?;
     if let Some(player) = player {
         for event in &mut incoming {
             match &event.player_id {
-                None => event.player_id = Some(player.to_string()),
-                Some(named) if named == player => {}
+                // A token names a player the service made (a UUID), so this parse holds.
+                None => {
+                    event.player_id =
+                        Some(PlayerId::parse(player).map_err(|_| EventError::OtherPlayer)?)
+                }
+                Some(named) if named.as_str() == player => {}
                 Some(_) => return Err(EventError::OtherPlayer),
             }
         }
@@ -96,7 +99,7 @@ async fn ingest(
         .map(|event| row(&key, event, now))
         .collect();
     let received = rows.len() as u64;
-    let limit = monthly_quota(&key.tier, key.event_quota);
+    let limit = monthly_quota(key.tier, key.event_quota);
     // The writer reserves the quota and commits in one go, to its end even if the client
     // hangs up meanwhile, so a reservation is always either used or given back.
     let request = EventRequest {
@@ -132,7 +135,7 @@ async fn check_schemas(
     key: &KeyContext,
     incoming: &[IncomingEvent],
 ) -> Result<Vec<Violation>, EventError> {
-    if key.event_validation == "off" {
+    if key.event_validation == EventValidation::Off {
         return Ok(Vec::new());
     }
     let schemas = super::ingest(state)
@@ -143,7 +146,7 @@ async fn check_schemas(
         return Ok(Vec::new());
     }
     let violations = schemas.check(incoming);
-    if key.event_validation == "enforce" && !violations.is_empty() {
+    if key.event_validation == EventValidation::Enforce && !violations.is_empty() {
         return Err(EventError::Violations(violations));
     }
     Ok(violations)
@@ -174,12 +177,11 @@ fn check_values(
     let Some((index, field, message)) = refusal else {
         return Ok(());
     };
-    let error = if batch {
-        ApiError::bad_request(format!("events[{index}]: {message}")).with("index", index)
-    } else {
-        ApiError::bad_request(message)
-    };
-    Err(EventError::Body(error.with("field", field)))
+    Err(EventError::BadValue {
+        index: batch.then_some(index),
+        field,
+        message,
+    })
 }
 
 /// The revenue a `purchase` event carries: its numeric `properties.amount`.
@@ -209,14 +211,14 @@ fn row(key: &KeyContext, event: IncomingEvent, now: DateTime<Utc>) -> events::Mo
         id: Uuid::now_v7(),
         game_id: key.game_id,
         api_key_id: key.key_id,
-        environment: key.environment.clone(),
+        environment: key.environment.as_str().into(),
         actor_id: event
             .player_id
-            .clone()
-            .unwrap_or_else(|| event.session_id.clone()),
+            .as_ref()
+            .map_or_else(|| event.session_id.clone(), |player| player.to_string()),
         event_name: event.event_name,
         event_id: event.event_id,
-        player_id: event.player_id,
+        player_id: event.player_id.map(PlayerId::into_string),
         session_id: event.session_id,
         properties: Value::Object(event.properties),
         revenue_amount,

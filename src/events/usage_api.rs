@@ -1,7 +1,7 @@
 //! `GET /v1/games/{game_id}/usage`: the game's event quota this month (dashboard, any member),
 //! read from the counter `/v1/track` reserves against.
 use super::{quota, writer::month_of};
-use crate::http::schema::Tier;
+use crate::words::Tier;
 use crate::{
     auth::BearerAuth,
     games::{require_role, service::monthly_quota, Role},
@@ -45,10 +45,11 @@ impl UsageApi {
         let used = quota::used(&self.state, game_id.0, &month)
             .await
             .map_err(crate::error::ApiError::from)?;
-        let limit = monthly_quota(&access.game.tier, access.game.event_quota);
+        let tier = Tier::stored(&access.game.tier)?;
+        let limit = monthly_quota(tier, access.game.event_quota);
         Ok(Json(QuotaUsage {
             month,
-            tier: access.game.tier.into(),
+            tier,
             used,
             limit,
             remaining: limit.saturating_sub(used),

@@ -3,8 +3,9 @@
 use super::{
     service::{self, FunnelChanges, Mode, NewFunnel},
     views::{self, funnel_view, Funnel, FunnelList, FunnelReport},
+    FunnelError,
 };
-use crate::http::schema::FunnelMode;
+use crate::words::{FunnelMode, Word};
 use crate::{
     auth::BearerAuth,
     games::{access::Role, require_role},
@@ -32,7 +33,7 @@ pub struct CreateFunnel {
     /// `loose` (default): steps in any order, repeats counted once. `strict`: each step after
     /// the previous one.
     #[oai(nullable)]
-    pub mode: Option<FunnelMode>,
+    pub mode: Option<Word<FunnelMode>>,
     /// 2 to 20 event names, in funnel order.
     pub steps: Vec<String>,
     /// Optional conversion window in hours (1 to 8760), counted from the user's first step-1
@@ -47,7 +48,7 @@ pub struct UpdateFunnel {
     #[oai(nullable)]
     pub name: Option<String>,
     #[oai(nullable)]
-    pub mode: Option<FunnelMode>,
+    pub mode: Option<Word<FunnelMode>>,
     #[oai(nullable)]
     pub steps: Option<Vec<String>>,
     /// A number sets the window; `null` removes it.
@@ -77,7 +78,11 @@ impl FunnelDefinitionsApi {
     ) -> poem::Result<FunnelCreated> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let name = service::parse_name(&body.name)?;
-        let mode = Mode::parse(body.mode.as_deref().unwrap_or("loose"))?;
+        let mode = body
+            .mode
+            .as_ref()
+            .map_or(Ok(Mode::Loose), Word::parse)
+            .map_err(FunnelError::from)?;
         let steps = service::parse_steps(&body.steps)?;
         let within_hours = body
             .within_hours
@@ -94,7 +99,7 @@ impl FunnelDefinitionsApi {
             },
         )
         .await?;
-        Ok(FunnelCreated::Created(Json(funnel_view(funnel))))
+        Ok(FunnelCreated::Created(Json(funnel_view(funnel)?)))
     }
 
     /// The game's funnel definitions (any member).
@@ -107,7 +112,10 @@ impl FunnelDefinitionsApi {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let funnels = service::list(&self.state, game_id.0).await?;
         Ok(Json(FunnelList {
-            funnels: funnels.into_iter().map(funnel_view).collect(),
+            funnels: funnels
+                .into_iter()
+                .map(funnel_view)
+                .collect::<Result<_, _>>()?,
         }))
     }
 
@@ -126,7 +134,7 @@ impl FunnelDefinitionsApi {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         Ok(Json(funnel_view(
             service::find(&self.state, game_id.0, funnel_id.0).await?,
-        )))
+        )?))
     }
 
     /// Change a funnel (editor). Reports are computed from the events at read time, so a
@@ -148,7 +156,12 @@ impl FunnelDefinitionsApi {
         let body = body.0;
         let changes = FunnelChanges {
             name: body.name.as_deref().map(service::parse_name).transpose()?,
-            mode: body.mode.as_deref().map(Mode::parse).transpose()?,
+            mode: body
+                .mode
+                .as_ref()
+                .map(Word::parse)
+                .transpose()
+                .map_err(FunnelError::from)?,
             steps: body
                 .steps
                 .as_deref()
@@ -161,7 +174,7 @@ impl FunnelDefinitionsApi {
             },
         };
         let funnel = service::update(&self.state, funnel, changes).await?;
-        Ok(Json(funnel_view(funnel)))
+        Ok(Json(funnel_view(funnel)?))
     }
 
     /// Conversion through one funnel, for the dashboard (any member): the same report as

@@ -14,6 +14,11 @@ pub enum FunnelError {
     /// A bad `from`, `to` or `environment` of a report.
     #[error(transparent)]
     Query(#[from] QueryError),
+    /// A word outside its set (`mode`).
+    #[error(transparent)]
+    Word(#[from] crate::words::InvalidWord),
+    #[error(transparent)]
+    Stored(#[from] crate::words::CorruptWord),
     #[error(transparent)]
     Cold(#[from] sea_orm::DbErr),
 }
@@ -25,8 +30,8 @@ impl FunnelError {
 }
 
 crate::error::answers!(FunnelError as error {
-    400: Invalid(_),
+    400: Invalid(_) | Word(_),
     404: NotFound,
     409: TooMany,
-    passes: Query | Cold,
+    passes: Query | Stored | Cold,
 });

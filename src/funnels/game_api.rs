@@ -24,7 +24,10 @@ impl FunnelsApi {
         auth.may_read_reports()?;
         let funnels = service::list(&self.state, auth.0.game_id).await?;
         Ok(Json(FunnelList {
-            funnels: funnels.into_iter().map(funnel_view).collect(),
+            funnels: funnels
+                .into_iter()
+                .map(funnel_view)
+                .collect::<Result<_, _>>()?,
         }))
     }
 

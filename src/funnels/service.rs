@@ -26,30 +26,7 @@ pub const MAX_WITHIN_HOURS: i64 = 8760;
 pub const MAX_RANGE_DAYS: i64 = 366;
 pub const DEFAULT_RANGE_DAYS: i64 = 30;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Steps in any order, repeats counted once.
-    Loose,
-    /// Steps in the defined order, each after the previous one.
-    Strict,
-}
-
-impl Mode {
-    pub fn parse(raw: &str) -> Result<Self, FunnelError> {
-        match raw {
-            "loose" => Ok(Self::Loose),
-            "strict" => Ok(Self::Strict),
-            _ => Err(FunnelError::invalid("mode must be loose or strict")),
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Loose => "loose",
-            Self::Strict => "strict",
-        }
-    }
-}
+pub use crate::words::FunnelMode as Mode;
 
 pub fn parse_name(raw: &str) -> Result<String, FunnelError> {
     let name = raw.trim();
@@ -228,7 +205,7 @@ pub async fn report(
         &state.db,
         &FunnelQuery {
             game_id: funnel.game_id,
-            environment,
+            environment: environment.map(crate::words::Environment::as_str),
             steps: &steps,
             mode: mode_of(funnel),
             within_hours: funnel.within_hours,

@@ -1,8 +1,8 @@
 //! The answers both funnel APIs share: definitions and conversion reports.
 use super::{service, FunnelError};
-use crate::http::schema::FunnelMode;
 use crate::http::schema::Timestamp;
 use crate::state::AppState;
+use crate::words::FunnelMode;
 use entity::funnels;
 use poem_openapi::Object;
 
@@ -61,17 +61,17 @@ pub struct FunnelReport {
     pub overall_conversion: f64,
 }
 
-pub fn funnel_view(funnel: funnels::Model) -> Funnel {
-    Funnel {
+pub fn funnel_view(funnel: funnels::Model) -> Result<Funnel, FunnelError> {
+    Ok(Funnel {
         funnel_id: funnel.id.to_string(),
         game_id: funnel.game_id.to_string(),
         steps: service::steps_of(&funnel),
-        mode: funnel.mode.into(),
+        mode: FunnelMode::stored(&funnel.mode)?,
         name: funnel.name,
         within_hours: funnel.within_hours,
         created_at: Timestamp::from(funnel.created_at),
         updated_at: Timestamp::from(funnel.updated_at),
-    }
+    })
 }
 
 /// The funnel's report over the `from`, `to` and `environment` query values, as answered.
@@ -86,7 +86,7 @@ pub async fn report(
     Ok(FunnelReport {
         funnel_id: funnel.id.to_string(),
         name: funnel.name.clone(),
-        mode: funnel.mode.clone().into(),
+        mode: FunnelMode::stored(&funnel.mode)?,
         from: report.from.to_string(),
         to: report.to.to_string(),
         within_hours: funnel.within_hours,

@@ -6,31 +6,28 @@ use entity::{game_members, games, users};
 use sea_orm::EntityTrait;
 use uuid::Uuid;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Role {
-    Viewer,
-    Editor,
-    Owner,
-}
+pub use crate::words::Role;
 
 impl Role {
-    pub fn parse(raw: &str) -> Result<Self, GameError> {
-        match raw {
-            "viewer" => Ok(Self::Viewer),
-            "editor" => Ok(Self::Editor),
-            "owner" => Ok(Self::Owner),
-            _ => Err(GameError::invalid(
-                "role must be one of: owner, editor, viewer",
-            )),
+    /// How much the role may do: viewer < editor < owner.
+    fn rank(self) -> u8 {
+        match self {
+            Self::Viewer => 0,
+            Self::Editor => 1,
+            Self::Owner => 2,
         }
     }
+}
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Viewer => "viewer",
-            Self::Editor => "editor",
-            Self::Owner => "owner",
-        }
+impl PartialOrd for Role {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Role {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank().cmp(&other.rank())
     }
 }
 
@@ -65,7 +62,7 @@ pub async fn require_role(
             .one(db)
             .await?
             .ok_or(GameError::NoAccess)?;
-        Role::parse(&member.role).map_err(|_| GameError::StoredRole(member.role))?
+        Role::stored(&member.role)?
     };
     if role < needed {
         return Err(GameError::RoleNeeded(needed));

@@ -6,7 +6,7 @@ use super::{
     GameError,
 };
 use crate::http::schema::Timestamp;
-use crate::http::schema::{self, AccountStatus, EventValidation, PlayerAuthMode, Tier};
+use crate::words::{self, AccountStatus, EventValidation, PlayerAuthMode, Tier, Word};
 use crate::{
     accounts::service::{self as accounts, Email},
     auth::BearerAuth,
@@ -31,7 +31,7 @@ pub struct CreateGame {
     pub name: String,
     /// `free` (default), `indie` or `studio`; only the instance admin may choose a paid tier.
     #[oai(nullable)]
-    pub tier: Option<Tier>,
+    pub tier: Option<Word<Tier>>,
 }
 
 #[derive(Object)]
@@ -41,10 +41,10 @@ pub struct UpdateGame {
     pub name: Option<String>,
     /// Admin only.
     #[oai(nullable)]
-    pub tier: Option<Tier>,
+    pub tier: Option<Word<Tier>>,
     /// `off`, `warn` or `enforce`: what happens to events that break their event schema.
     #[oai(nullable)]
-    pub event_validation: Option<EventValidation>,
+    pub event_validation: Option<Word<EventValidation>>,
     /// Requests per minute for each of this game's API keys: the owner may set it up to
     /// `max_rate_limit_per_minute`, the admin to anything; null (back to the instance default)
     /// is the admin's.
@@ -58,7 +58,7 @@ pub struct UpdateGame {
     /// a request with one acts only as its player) or `required` (player-scoped routes also
     /// refuse requests without one).
     #[oai(nullable)]
-    pub player_auth: Option<PlayerAuthMode>,
+    pub player_auth: Option<Word<PlayerAuthMode>>,
     /// Whether a game key may read what is not about one player (funnel reports, the presence
     /// list); default true.
     #[oai(nullable)]
@@ -114,7 +114,7 @@ pub struct Game {
     #[oai(nullable)]
     pub retention_days: Option<u32>,
     /// The caller's role on this game.
-    pub role: schema::Role,
+    pub role: words::Role,
     pub created_at: Timestamp,
 }
 
@@ -136,20 +136,20 @@ pub struct InviteMember {
     /// An unknown address gets a pending account and an invitation e-mail.
     pub email: String,
     /// `owner`, `editor` or `viewer`.
-    pub role: schema::Role,
+    pub role: Word<words::Role>,
 }
 
 #[derive(Object)]
 #[oai(deny_unknown_fields)]
 pub struct ChangeMember {
-    pub role: schema::Role,
+    pub role: Word<words::Role>,
 }
 
 #[derive(Object)]
 pub struct Member {
     pub user_id: String,
     pub email: String,
-    pub role: schema::Role,
+    pub role: words::Role,
     /// `active` or `pending` (invited, no password yet).
     pub status: AccountStatus,
     pub added_at: Timestamp,
@@ -172,35 +172,37 @@ pub enum MemberAdded {
     Created(Json<Member>),
 }
 
-pub fn game_view(game: games::Model, role: Role) -> Game {
-    Game {
+/// A stored game as the dashboard reads it (its words parsed from the row).
+pub fn game_view(game: games::Model, role: Role) -> Result<Game, GameError> {
+    let tier = Tier::stored(&game.tier)?;
+    Ok(Game {
         game_id: game.id.to_string(),
-        monthly_event_quota: service::monthly_quota(&game.tier, game.event_quota),
+        monthly_event_quota: service::monthly_quota(tier, game.event_quota),
         event_quota_set: game.event_quota.is_some(),
         allowed_origins: game.origins(),
         name: game.name,
-        tier: game.tier.into(),
-        event_validation: game.event_validation.into(),
+        tier,
+        event_validation: EventValidation::stored(&game.event_validation)?,
         rate_limit_per_minute: game.rate_limit_per_minute.map(|l| l.max(0) as u32),
         max_rate_limit_per_minute: game.max_rate_limit_per_minute.map(|l| l.max(0) as u32),
-        player_auth: game.player_auth.into(),
+        player_auth: PlayerAuthMode::stored(&game.player_auth)?,
         key_reads: game.key_reads,
         player_rate_limit_per_minute: game.player_rate_limit_per_minute.map(|l| l.max(0) as u32),
         player_secret_set: game.player_secret.is_some(),
         retention_days: game.retention_days.map(|days| days.max(0) as u32),
-        role: role.as_str().into(),
+        role,
         created_at: Timestamp::from(game.created_at),
-    }
+    })
 }
 
-fn member_view(member: game_members::Model, user: users::Model) -> Member {
-    Member {
+fn member_view(member: game_members::Model, user: users::Model) -> Result<Member, GameError> {
+    Ok(Member {
         user_id: user.id.to_string(),
         email: user.email,
-        role: member.role.into(),
-        status: user.status.into(),
+        role: Role::stored(&member.role)?,
+        status: AccountStatus::stored(&user.status)?,
         added_at: Timestamp::from(member.created_at),
-    }
+    })
 }
 
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Games")]
@@ -210,12 +212,12 @@ impl GamesApi {
     async fn create(&self, auth: BearerAuth, body: Json<CreateGame>) -> poem::Result<GameCreated> {
         let user = accounts::current_user(&self.state.db, auth.0).await?;
         let name = service::parse_name(&body.name)?;
-        let tier = service::parse_tier(body.tier.as_deref().unwrap_or("free"))?;
-        if tier != "free" && !user.is_admin {
+        let tier = body.tier.as_ref().map_or(Ok(Tier::Free), Word::parse)?;
+        if tier != Tier::Free && !user.is_admin {
             return Err(GameError::PaidTierAdminOnly.into());
         }
         let game = service::create(&self.state, user.id, name, tier).await?;
-        Ok(GameCreated::Created(Json(game_view(game, Role::Owner))))
+        Ok(GameCreated::Created(Json(game_view(game, Role::Owner)?)))
     }
 
     /// The games you are a member of (every game for the instance admin).
@@ -224,7 +226,10 @@ impl GamesApi {
         let user = accounts::current_user(&self.state.db, auth.0).await?;
         let games = service::list_for(&self.state, &user).await?;
         Ok(Json(GameList {
-            games: games.into_iter().map(|(g, r)| game_view(g, r)).collect(),
+            games: games
+                .into_iter()
+                .map(|(g, r)| game_view(g, r))
+                .collect::<Result<_, _>>()?,
         }))
     }
 
@@ -232,7 +237,7 @@ impl GamesApi {
     #[oai(path = "/:game_id", method = "get", operation_id = "getGame")]
     async fn get(&self, auth: BearerAuth, game_id: Path<Uuid>) -> poem::Result<Json<Game>> {
         let access = require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
-        Ok(Json(game_view(access.game, access.role)))
+        Ok(Json(game_view(access.game, access.role)?))
     }
 
     /// Rename a game, change its validation mode, allowed web origins, player identity and rate
@@ -273,11 +278,11 @@ impl GamesApi {
         };
         let changes = GameChanges {
             name: body.name.as_deref().map(service::parse_name).transpose()?,
-            tier: body.tier.as_deref().map(service::parse_tier).transpose()?,
+            tier: body.tier.as_ref().map(Word::parse).transpose()?,
             event_validation: body
                 .event_validation
-                .as_deref()
-                .map(service::parse_validation)
+                .as_ref()
+                .map(Word::parse)
                 .transpose()?,
             rate_limit_per_minute: limit("rate_limit_per_minute", body.rate_limit_per_minute)?,
             player_rate_limit_per_minute: limit(
@@ -297,11 +302,7 @@ impl GamesApi {
                 .as_deref()
                 .map(service::parse_origins)
                 .transpose()?,
-            player_auth: body
-                .player_auth
-                .as_deref()
-                .map(service::parse_player_auth)
-                .transpose()?,
+            player_auth: body.player_auth.as_ref().map(Word::parse).transpose()?,
             key_reads: body.key_reads,
             event_quota: match &body.monthly_event_quota {
                 MaybeUndefined::Undefined => None,
@@ -315,7 +316,7 @@ impl GamesApi {
             },
         };
         let game = service::update(&self.state, access.game, changes).await?;
-        Ok(Json(game_view(game, access.role)))
+        Ok(Json(game_view(game, access.role)?))
     }
 
     /// Make a new secret for the studio's backend to sign custom player ids with (owner),
@@ -359,7 +360,7 @@ impl GamesApi {
             .await?
             .into_iter()
             .map(|(member, user)| member_view(member, user))
-            .collect();
+            .collect::<Result<_, _>>()?;
         Ok(Json(MemberList { members }))
     }
 
@@ -378,14 +379,14 @@ impl GamesApi {
     ) -> poem::Result<MemberAdded> {
         let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
         let email = Email::parse(&body.email)?;
-        let role = Role::parse(&body.role)?;
+        let role = body.role.parse().map_err(GameError::from)?;
         let state = &self.state;
         let user = match accounts::find_by_email(&state.db, &email).await? {
             Some(user) => user,
             None => accounts::invite(state, &email, &access.game.name).await?,
         };
         let member = service::add_member(state, game_id.0, user.id, role).await?;
-        Ok(MemberAdded::Created(Json(member_view(member, user))))
+        Ok(MemberAdded::Created(Json(member_view(member, user)?)))
     }
 
     /// Change a member's role (owner). A game always keeps at least one owner.
@@ -402,10 +403,10 @@ impl GamesApi {
         body: Json<ChangeMember>,
     ) -> poem::Result<Json<Member>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
-        let role = Role::parse(&body.role)?;
+        let role = body.role.parse().map_err(GameError::from)?;
         let (member, user) =
             service::change_member_role(&self.state, game_id.0, user_id.0, role).await?;
-        Ok(Json(member_view(member, user)))
+        Ok(Json(member_view(member, user)?))
     }
 
     /// Remove a member (owner). A game always keeps at least one owner.

@@ -29,9 +29,12 @@ pub enum GameError {
     LastOwner,
     #[error("No such API key")]
     NoSuchKey,
-    /// A membership row holds something that is not a role.
-    #[error("stored role {0:?} is not a role")]
-    StoredRole(String),
+    /// A stored row holds a word outside its set (a role, a tier ...).
+    #[error(transparent)]
+    Stored(#[from] crate::words::CorruptWord),
+    /// A request names a word outside its set.
+    #[error(transparent)]
+    Word(#[from] crate::words::InvalidWord),
     #[error(transparent)]
     Cold(#[from] sea_orm::DbErr),
 }
@@ -43,11 +46,11 @@ impl GameError {
 }
 
 crate::error::answers!(GameError as error {
-    400: Invalid(_),
+    400: Invalid(_) | Word(_),
     401: AccountGone,
     403: NoAccess | RoleNeeded(_) | PaidTierAdminOnly | LimitsAdminOnly | AboveCap(..),
     404: NoSuchMember | NoSuchKey,
     409: AlreadyMember | LastOwner,
-    internal: StoredRole(_),
+    internal: Stored(_),
     passes: Cold,
 });

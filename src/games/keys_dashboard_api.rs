@@ -1,7 +1,7 @@
 //! `/v1/games/{game_id}/api-keys`: create (raw key shown once), list (prefix only), revoke.
 use super::{access::Role, require_role, service};
-use crate::http::schema::Environment;
 use crate::http::schema::Timestamp;
+use crate::words::{CorruptWord, Environment, Word};
 use crate::{auth::BearerAuth, http::ApiTags, http::NoContent, state::AppState};
 use poem_openapi::{param::Path, payload::Json, ApiResponse, Object, OpenApi};
 use uuid::Uuid;
@@ -17,7 +17,7 @@ pub struct CreateKey {
     #[oai(nullable)]
     pub name: Option<String>,
     /// `development` or `production`.
-    pub environment: Environment,
+    pub environment: Word<Environment>,
 }
 
 #[derive(Object)]
@@ -72,7 +72,7 @@ impl ApiKeysApi {
             key_id: key.id.to_string(),
             key: raw,
             name: key.name,
-            environment: key.environment.into(),
+            environment,
             created_at: Timestamp::from(key.created_at),
         })))
     }
@@ -89,14 +89,16 @@ impl ApiKeysApi {
         Ok(Json(KeyList {
             api_keys: keys
                 .into_iter()
-                .map(|k| KeySummary {
-                    key_id: k.id.to_string(),
-                    name: k.name,
-                    environment: k.environment.into(),
-                    prefix: k.key_prefix,
-                    created_at: Timestamp::from(k.created_at),
+                .map(|k| {
+                    Ok(KeySummary {
+                        key_id: k.id.to_string(),
+                        environment: Environment::stored(&k.environment)?,
+                        name: k.name,
+                        prefix: k.key_prefix,
+                        created_at: Timestamp::from(k.created_at),
+                    })
                 })
-                .collect(),
+                .collect::<Result<_, CorruptWord>>()?,
         }))
     }
 

@@ -2,8 +2,8 @@
 use super::{access::Role, GameError};
 use crate::{
     auth::{api_key, player_token::PlayerAuth, sha256_hex},
-    query::ENVIRONMENTS,
     state::AppState,
+    words::{Environment, EventValidation, Tier, Word},
 };
 use entity::{api_keys, events, game_members, games, users};
 use sea_orm::{
@@ -12,19 +12,17 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-pub const TIERS: &[&str] = &["free", "indie", "studio"];
-pub const VALIDATION_MODES: &[&str] = &["off", "warn", "enforce"];
 pub const MAX_NAME_LENGTH: usize = 100;
 
 /// Monthly event quota of a tier (events per UTC calendar month).
-pub fn monthly_quota(tier: &str, event_quota: Option<i64>) -> u64 {
+pub fn monthly_quota(tier: Tier, event_quota: Option<i64>) -> u64 {
     if let Some(quota) = event_quota {
         return quota.max(0) as u64;
     }
     match tier {
-        "studio" => 10_000_000,
-        "indie" => 1_000_000,
-        _ => 100_000,
+        Tier::Studio => 10_000_000,
+        Tier::Indie => 1_000_000,
+        Tier::Free => 100_000,
     }
 }
 
@@ -54,26 +52,6 @@ pub fn parse_name(raw: &str) -> Result<String, GameError> {
         return Err(GameError::invalid("name must be 1 to 100 characters"));
     }
     Ok(name.to_string())
-}
-
-pub fn parse_tier(raw: &str) -> Result<String, GameError> {
-    if TIERS.contains(&raw) {
-        Ok(raw.to_string())
-    } else {
-        Err(GameError::invalid(
-            "tier must be one of: free, indie, studio",
-        ))
-    }
-}
-
-pub fn parse_validation(raw: &str) -> Result<String, GameError> {
-    if VALIDATION_MODES.contains(&raw) {
-        Ok(raw.to_string())
-    } else {
-        Err(GameError::invalid(
-            "event_validation must be one of: off, warn, enforce",
-        ))
-    }
 }
 
 /// Origins a game may list for its browser builds.
@@ -109,14 +87,14 @@ pub async fn create(
     state: &AppState,
     owner_id: Uuid,
     name: String,
-    tier: String,
+    tier: Tier,
 ) -> Result<games::Model, GameError> {
     let now = state.now();
     let game = games::Model {
         id: Uuid::now_v7(),
         name,
-        tier,
-        event_validation: "off".into(),
+        tier: tier.as_str().into(),
+        event_validation: EventValidation::Off.as_str().into(),
         rate_limit_per_minute: None,
         allowed_origins: None,
         created_at: now,
@@ -188,12 +166,6 @@ pub fn parse_retention_days(raw: u32) -> Result<i32, GameError> {
     Ok(raw as i32)
 }
 
-pub fn parse_player_auth(raw: &str) -> Result<String, GameError> {
-    PlayerAuth::parse(raw)
-        .map(|mode| mode.as_str().to_string())
-        .ok_or_else(|| GameError::invalid("player_auth must be one of: off, optional, required"))
-}
-
 /// A new secret for the studio's backend to sign custom player ids with; the old one stops
 /// working at once (on every node within the key cache's time).
 pub async fn rotate_player_secret(
@@ -212,13 +184,13 @@ pub async fn rotate_player_secret(
 #[derive(Debug, Default)]
 pub struct GameChanges {
     pub name: Option<String>,
-    pub tier: Option<String>,
-    pub event_validation: Option<String>,
+    pub tier: Option<Tier>,
+    pub event_validation: Option<EventValidation>,
     /// `Some(None)` goes back to the instance default.
     pub rate_limit_per_minute: Option<Option<i32>>,
     /// `Some(None)` allows no origin.
     pub allowed_origins: Option<Option<String>>,
-    pub player_auth: Option<String>,
+    pub player_auth: Option<PlayerAuth>,
     pub key_reads: Option<bool>,
     /// `Some(None)` goes back to the default.
     pub player_rate_limit_per_minute: Option<Option<i32>>,
@@ -240,10 +212,10 @@ pub async fn update(
         row.name = Set(name);
     }
     if let Some(tier) = changes.tier {
-        row.tier = Set(tier);
+        row.tier = Set(tier.as_str().into());
     }
     if let Some(mode) = changes.event_validation {
-        row.event_validation = Set(mode);
+        row.event_validation = Set(mode.as_str().into());
     }
     if let Some(limit) = changes.rate_limit_per_minute {
         row.rate_limit_per_minute = Set(limit);
@@ -252,7 +224,7 @@ pub async fn update(
         row.allowed_origins = Set(origins);
     }
     if let Some(mode) = changes.player_auth {
-        row.player_auth = Set(mode);
+        row.player_auth = Set(mode.as_str().into());
     }
     if let Some(key_reads) = changes.key_reads {
         row.key_reads = Set(key_reads);
@@ -409,19 +381,18 @@ pub const MAX_KEY_NAME_LENGTH: usize = 100;
 
 /// A new key's environment (`development` or `production`) and label (default
 /// `<environment> key`, up to 100 characters).
-pub fn parse_key(environment: &str, name: Option<&str>) -> Result<(String, String), GameError> {
-    if !ENVIRONMENTS.contains(&environment) {
-        return Err(GameError::invalid(
-            "environment must be development or production",
-        ));
-    }
+pub fn parse_key(
+    environment: &Word<Environment>,
+    name: Option<&str>,
+) -> Result<(Environment, String), GameError> {
+    let environment = environment.parse()?;
     let name = name
         .map(str::to_string)
         .unwrap_or_else(|| format!("{environment} key"));
     if name.chars().count() > MAX_KEY_NAME_LENGTH {
         return Err(GameError::invalid("name must be at most 100 characters"));
     }
-    Ok((environment.to_string(), name))
+    Ok((environment, name))
 }
 
 /// Stores a new API key for the game and returns it with the raw key, which is never stored
@@ -429,7 +400,7 @@ pub fn parse_key(environment: &str, name: Option<&str>) -> Result<(String, Strin
 pub async fn create_key(
     state: &AppState,
     game_id: Uuid,
-    environment: String,
+    environment: Environment,
     name: String,
 ) -> Result<(api_keys::Model, String), GameError> {
     let raw = api_key::generate();
@@ -437,7 +408,7 @@ pub async fn create_key(
         id: Uuid::now_v7(),
         game_id,
         name,
-        environment,
+        environment: environment.as_str().into(),
         key_hash: sha256_hex(&raw),
         key_prefix: api_key::shown_prefix(&raw),
         created_at: state.now(),

@@ -1,9 +1,5 @@
-//! Strings whose OpenAPI schema says more than "string": timestamps (`format: date-time`) and
-//! the fixed sets of words the service speaks (tiers, roles, periods ...), so generated clients
-//! get a date type and a union of literals instead of a bare string.
-//!
-//! On input they read any string, exactly as `String` does: each feature still checks the word
-//! and answers its own error text (`order must be higher or lower`), which the interface fixes.
+//! Strings whose OpenAPI schema says more than "string": timestamps (`format: date-time`), so
+//! generated clients get a date type. The fixed sets of words are enums of `crate::words`.
 use chrono::{DateTime, Utc};
 use poem_openapi::{
     registry::{MetaSchema, MetaSchemaRef, Registry},
@@ -95,80 +91,3 @@ impl From<DateTime<Utc>> for Timestamp {
         Self(super::timestamp(at))
     }
 }
-
-/// Declares a string newtype whose schema is a named component listing its words (`enum`).
-/// The words are the set the service answers with and accepts; a word outside it is refused by
-/// the feature with its own 400, not by the parser.
-macro_rules! word_set {
-    ($(#[$doc:meta])* $ty:ident = [$($word:literal),+ $(,)?]) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct $ty(pub String);
-
-        impl $ty {
-            /// Every word of the set, in the order the spec lists them.
-            pub const WORDS: &'static [&'static str] = &[$($word),+];
-        }
-
-        string_type!(
-            $ty,
-            stringify!($ty),
-            MetaSchemaRef::Reference(stringify!($ty).to_string()),
-            |registry| {
-                registry.create_schema::<$ty, _>(stringify!($ty).to_string(), |_| MetaSchema {
-                    enum_items: $ty::WORDS.iter().map(|word| Value::String(word.to_string())).collect(),
-                    ..MetaSchema::new("string")
-                })
-            }
-        );
-    };
-}
-
-word_set!(
-    /// A game's plan.
-    Tier = ["free", "indie", "studio"]
-);
-word_set!(
-    /// Which kind of API key (and of the events it sends).
-    Environment = ["development", "production"]
-);
-word_set!(
-    /// A member's role in a game.
-    Role = ["owner", "editor", "viewer"]
-);
-word_set!(
-    /// How a game treats events that break their schema.
-    EventValidation = ["off", "warn", "enforce"]
-);
-word_set!(
-    /// Which score ranks higher on a board.
-    ScoreOrder = ["higher", "lower"]
-);
-word_set!(
-    /// How often a board starts over.
-    ResetPeriod = ["daily", "weekly", "monthly", "all_time"]
-);
-word_set!(
-    /// How a funnel counts its steps.
-    FunnelMode = ["loose", "strict"]
-);
-word_set!(
-    /// What an alert rule watches.
-    AlertType = ["crash_spike", "log_error_spike", "revenue_drop", "dau_drop", "retention_drop"]
-);
-word_set!(
-    /// A player's presence status.
-    PresenceStatus = ["playing", "waiting", "idle", "offline"]
-);
-word_set!(
-    /// How a game's players sign in.
-    PlayerAuthMode = ["off", "optional", "required"]
-);
-word_set!(
-    /// Whether a leaderboard entry is on the public board or awaits review.
-    EntryStatus = ["ok", "suspicious"]
-);
-word_set!(
-    /// Whether an account has chosen its password (`pending`: invited, not yet).
-    AccountStatus = ["active", "pending"]
-);

@@ -37,7 +37,7 @@ async fn archive_all(state: &AppState) -> Result<u64, LeaderboardError> {
     let mut archived = 0;
     for (period, board) in open {
         let Some(model) = board else { continue };
-        let board = Board { model };
+        let board = Board::new(model)?;
         let now = state.now();
         if board.current_period(now) == period.period {
             continue;

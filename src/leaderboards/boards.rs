@@ -5,7 +5,7 @@ use super::{
     period::{PeriodKind, PeriodRule},
 };
 use crate::store::node_cache::{NodeCache, Policy};
-use crate::{state::AppState, store::hot::leaderboards::HotBoard};
+use crate::{state::AppState, store::hot::leaderboards::HotBoard, words::CorruptWord};
 use chrono::{DateTime, Duration, Utc};
 use entity::{leaderboard_bans, leaderboard_entries, leaderboards};
 use sea_orm::{
@@ -43,43 +43,30 @@ impl BoardName {
 
 pub use crate::player::PlayerId;
 
-/// Which score wins.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScoreOrder {
-    Higher,
-    Lower,
-}
-
-impl ScoreOrder {
-    pub fn parse(raw: &str) -> Result<Self, LeaderboardError> {
-        match raw {
-            "higher" => Ok(Self::Higher),
-            "lower" => Ok(Self::Lower),
-            _ => Err(LeaderboardError::invalid("order must be higher or lower")),
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Higher => "higher",
-            Self::Lower => "lower",
-        }
-    }
-}
+pub use crate::words::ScoreOrder;
 
 pub fn parse_period(raw: &str) -> Result<PeriodKind, LeaderboardError> {
-    PeriodKind::parse(raw).ok_or_else(|| {
-        LeaderboardError::invalid("period must be daily, weekly, monthly or all_time")
-    })
+    Ok(PeriodKind::parse(raw)?)
 }
 
 /// A board as stored, with its settings read.
 #[derive(Debug, Clone)]
 pub struct Board {
     pub model: leaderboards::Model,
+    order: ScoreOrder,
+    period: PeriodKind,
 }
 
 impl Board {
+    /// A stored definition, its words (order, period) parsed once, here.
+    pub fn new(model: leaderboards::Model) -> Result<Self, CorruptWord> {
+        Ok(Self {
+            order: ScoreOrder::stored(&model.score_order)?,
+            period: PeriodKind::stored(&model.period)?,
+            model,
+        })
+    }
+
     pub fn id(&self) -> Uuid {
         self.model.id
     }
@@ -89,22 +76,22 @@ impl Board {
     }
 
     pub fn lower_is_better(&self) -> bool {
-        self.model.score_order == ScoreOrder::Lower.as_str()
+        self.order == ScoreOrder::Lower
     }
 
     pub fn order(&self) -> ScoreOrder {
-        if self.lower_is_better() {
-            ScoreOrder::Lower
-        } else {
-            ScoreOrder::Higher
-        }
+        self.order
     }
 
     pub fn rule(&self) -> PeriodRule {
         PeriodRule {
-            kind: PeriodKind::parse(&self.model.period).unwrap_or(PeriodKind::AllTime),
+            kind: self.period,
             auto_reset_at: self.model.auto_reset_at,
         }
+    }
+
+    pub fn period_kind(&self) -> PeriodKind {
+        self.period
     }
 
     pub fn current_period(&self, now: DateTime<Utc>) -> String {
@@ -143,7 +130,7 @@ pub async fn find(
         .filter(leaderboards::Column::BoardName.eq(name.as_str()))
         .one(&state.db)
         .await?;
-    Ok(model.map(|model| Board { model }))
+    Ok(model.map(Board::new).transpose()?)
 }
 
 /// How long a node trusts its cached copy of a definition. Changes made on this node apply at
@@ -207,7 +194,10 @@ pub async fn list(state: &AppState, game_id: Uuid) -> Result<Vec<Board>, Leaderb
         .order_by_asc(leaderboards::Column::BoardName)
         .all(&state.db)
         .await?;
-    Ok(models.into_iter().map(|model| Board { model }).collect())
+    Ok(models
+        .into_iter()
+        .map(Board::new)
+        .collect::<Result<_, _>>()?)
 }
 
 /// The settings a board is created or changed with.
@@ -315,7 +305,7 @@ pub async fn create(
     if inserted == 0 {
         return Err(LeaderboardError::BoardExists);
     }
-    Ok(Board { model })
+    Ok(Board::new(model)?)
 }
 
 /// The board a score goes to, created with the defaults when it has no definition yet.
@@ -414,7 +404,7 @@ pub async fn update(
         .exec(&state.db)
         .await?;
     state.game_changed(game_id).await;
-    Ok(Board { model })
+    Ok(Board::new(model)?)
 }
 
 /// Deletes a board with every entry, ban and archived period, and drops its hot copy.

@@ -8,7 +8,7 @@ use super::{
     score::Score,
 };
 use crate::http::schema::Timestamp;
-use crate::http::schema::{self, EntryStatus, ResetPeriod};
+use crate::words::{self, EntryStatus, ResetPeriod, Word};
 use crate::{
     auth::BearerAuth,
     games::{require_role, Role},
@@ -37,10 +37,10 @@ pub struct CreateLeaderboard {
     pub board_name: String,
     /// `higher` (default) or `lower`: which score is better.
     #[oai(nullable)]
-    pub order: Option<schema::ScoreOrder>,
+    pub order: Option<Word<words::ScoreOrder>>,
     /// `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default).
     #[oai(nullable)]
-    pub period: Option<ResetPeriod>,
+    pub period: Option<Word<ResetPeriod>>,
     /// All-time boards only: an RFC 3339 instant at which the board resets once.
     #[oai(nullable)]
     pub auto_reset_at: Option<Timestamp>,
@@ -57,10 +57,10 @@ pub struct CreateLeaderboard {
 pub struct UpdateLeaderboard {
     /// Only while the board has no entries.
     #[oai(nullable)]
-    pub order: Option<schema::ScoreOrder>,
+    pub order: Option<Word<words::ScoreOrder>>,
     /// Takes effect at once: the current period changes, the old one is archived.
     #[oai(nullable)]
-    pub period: Option<ResetPeriod>,
+    pub period: Option<Word<ResetPeriod>>,
     /// null clears it.
     #[oai(nullable)]
     pub auto_reset_at: MaybeUndefined<String>,
@@ -75,7 +75,7 @@ pub struct UpdateLeaderboard {
 #[derive(Object)]
 pub struct LeaderboardDefinition {
     pub board_name: String,
-    pub order: schema::ScoreOrder,
+    pub order: words::ScoreOrder,
     pub period: ResetPeriod,
     #[oai(nullable)]
     pub auto_reset_at: Option<Timestamp>,
@@ -113,7 +113,7 @@ pub struct ModeratedEntry {
 pub struct ModeratedEntries {
     pub board_name: String,
     pub period: String,
-    pub status: EntryStatus,
+    pub status: words::EntryFilter,
     pub total: u64,
     pub limit: u64,
     pub offset: u64,
@@ -174,8 +174,8 @@ pub enum DefinitionCreated {
 fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
     LeaderboardDefinition {
         board_name: board.model.board_name.clone(),
-        order: board.model.score_order.clone().into(),
-        period: board.model.period.clone().into(),
+        order: board.order(),
+        period: board.period_kind(),
         auto_reset_at: board.model.auto_reset_at.map(Timestamp::from),
         min_score: board.model.min_score.map(Score),
         max_score: board.model.max_score.map(Score),
@@ -225,8 +225,14 @@ impl LeaderboardAdminApi {
         let body = body.0;
         let name = BoardName::parse(&body.board_name)?;
         let settings = Settings {
-            order: ScoreOrder::parse(body.order.as_deref().unwrap_or("higher"))?,
-            period: boards::parse_period(body.period.as_deref().unwrap_or("all_time"))?,
+            order: body
+                .order
+                .as_ref()
+                .map_or(Ok(ScoreOrder::Higher), Word::parse)?,
+            period: body
+                .period
+                .as_ref()
+                .map_or(Ok(ResetPeriod::AllTime), Word::parse)?,
             auto_reset_at: body
                 .auto_reset_at
                 .as_deref()
@@ -295,12 +301,8 @@ impl LeaderboardAdminApi {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let body = body.0;
         let change = Change {
-            order: body.order.as_deref().map(ScoreOrder::parse).transpose()?,
-            period: body
-                .period
-                .as_deref()
-                .map(boards::parse_period)
-                .transpose()?,
+            order: body.order.as_ref().map(Word::parse).transpose()?,
+            period: body.period.as_ref().map(Word::parse).transpose()?,
             auto_reset_at: maybe(body.auto_reset_at, |raw| parse_instant(&raw))?,
             min_score: maybe(body.min_score, |score| Ok(score.0))?,
             max_score: maybe(body.max_score, |score| Ok(score.0))?,
@@ -355,7 +357,11 @@ impl LeaderboardAdminApi {
         offset: Query<Option<i64>>,
     ) -> poem::Result<Json<ModeratedEntries>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
-        let filter = StatusFilter::parse(status.0.as_deref())?;
+        let filter = status
+            .0
+            .as_deref()
+            .map_or(Ok(StatusFilter::All), StatusFilter::parse)
+            .map_err(LeaderboardError::from)?;
         let (limit, offset) = paging(limit.0, offset.0)?;
         let player = player_id.0.as_deref().map(PlayerId::parse).transpose()?;
         let board = boards::get(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
@@ -374,7 +380,7 @@ impl LeaderboardAdminApi {
         Ok(Json(ModeratedEntries {
             board_name: board.name().to_string(),
             period: listing.period,
-            status: status.0.unwrap_or_else(|| "all".into()).into(),
+            status: filter,
             total: listing.total,
             limit,
             offset,
@@ -386,7 +392,7 @@ impl LeaderboardAdminApi {
                     player_name: e.entry.player_name,
                     score: Score(e.entry.score),
                     metadata: e.entry.metadata,
-                    status: e.status.into(),
+                    status: e.status,
                     rank: e.rank,
                     updated_at: e.entry.updated_at.into(),
                 })

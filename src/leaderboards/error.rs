@@ -18,9 +18,17 @@ pub enum LeaderboardError {
     #[error("the hot store kept losing the board while it was rebuilt")]
     RebuildFailed,
     #[error(transparent)]
+    Stored(#[from] crate::words::CorruptWord),
+    #[error(transparent)]
     Cold(#[from] sea_orm::DbErr),
     #[error(transparent)]
     Hot(#[from] HotError),
+}
+
+impl From<crate::words::InvalidWord> for LeaderboardError {
+    fn from(error: crate::words::InvalidWord) -> Self {
+        Self::invalid(error.to_string())
+    }
 }
 
 impl From<crate::player::InvalidPlayerId> for LeaderboardError {
@@ -40,7 +48,7 @@ crate::error::answers!(LeaderboardError as error {
     403: Banned,
     404: NoSuchBoard | NoSuchEntry(_),
     409: BoardExists | OrderLocked,
-    passes: Cold | Hot,
+    passes: Stored | Cold | Hot,
     other {
         RebuildFailed => {
             tracing::error!("leaderboard rebuild did not stick");

@@ -6,7 +6,7 @@ use super::{
     service::{self, Ranked, Standing, Submission},
 };
 use crate::http::schema::Timestamp;
-use crate::http::schema::{EntryStatus, ScoreOrder};
+use crate::words::{EntryStatus, ScoreOrder};
 use crate::{auth::ApiKeyAuth, http::json_text::JsonText, http::ApiTags, state::AppState};
 use poem_openapi::{
     param::{Path, Query},
@@ -147,8 +147,8 @@ pub fn submitted_view(board_name: &str, standing: Standing) -> SubmittedEntry {
         rank: standing.rank,
         updated_at: standing.entry.updated_at.into(),
         updated: standing.updated,
-        status: standing.status.to_string().into(),
-        order: standing.order.to_string().into(),
+        status: standing.status,
+        order: standing.order,
     }
 }
 

@@ -7,7 +7,7 @@ use super::{
     error::LeaderboardError,
     service::{self, EntryData, Ranked, Standing, STATUS_OK, STATUS_SUSPICIOUS},
 };
-use crate::{http::timestamp, state::AppState};
+use crate::{http::timestamp, state::AppState, words::EntryStatus};
 use entity::{
     leaderboard_bans as bans, leaderboard_entries as entries, leaderboard_periods as periods,
 };
@@ -17,32 +17,14 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-/// Which entries a moderation listing shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatusFilter {
-    All,
-    Ok,
-    Suspicious,
-}
-
-impl StatusFilter {
-    pub fn parse(raw: Option<&str>) -> Result<Self, LeaderboardError> {
-        match raw {
-            None | Some("all") => Ok(Self::All),
-            Some("ok") => Ok(Self::Ok),
-            Some("suspicious") => Ok(Self::Suspicious),
-            Some(_) => Err(LeaderboardError::invalid(
-                "status must be ok, suspicious or all",
-            )),
-        }
-    }
-}
+/// Which entries a moderation listing shows: the `EntryFilter` word set.
+pub use crate::words::EntryFilter as StatusFilter;
 
 /// An entry as moderators see it.
 #[derive(Debug, Clone)]
 pub struct ModeratedEntry {
     pub entry: EntryData,
-    pub status: String,
+    pub status: EntryStatus,
     /// Rank among public entries (listing order) for `ok` entries.
     pub rank: Option<u64>,
 }
@@ -121,7 +103,7 @@ pub async fn list(
                 updated_at: timestamp(row.updated_at),
             },
             rank,
-            status: row.status.clone(),
+            status: EntryStatus::stored(&row.status)?,
         });
     }
     Ok(Listing {
@@ -316,8 +298,8 @@ pub async fn approve(
     Ok(Standing {
         entry,
         rank: Some(rank),
-        status: STATUS_OK,
+        status: EntryStatus::Ok,
         updated,
-        order: board.order().as_str(),
+        order: board.order(),
     })
 }

@@ -7,34 +7,8 @@ use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Timelike, Utc};
 
 pub const ALL_TIME: &str = "all_time";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PeriodKind {
-    Daily,
-    Weekly,
-    Monthly,
-    AllTime,
-}
-
-impl PeriodKind {
-    pub fn parse(raw: &str) -> Option<Self> {
-        match raw {
-            "daily" => Some(Self::Daily),
-            "weekly" => Some(Self::Weekly),
-            "monthly" => Some(Self::Monthly),
-            "all_time" => Some(Self::AllTime),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Daily => "daily",
-            Self::Weekly => "weekly",
-            Self::Monthly => "monthly",
-            Self::AllTime => "all_time",
-        }
-    }
-}
+/// How often a board starts over: the `ResetPeriod` word set.
+pub use crate::words::ResetPeriod as PeriodKind;
 
 /// A board's period settings: enough to name the current period and tell when it ends.
 #[derive(Debug, Clone, Copy, PartialEq)]

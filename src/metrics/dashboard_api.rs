@@ -3,7 +3,7 @@ use super::{
     service::{self, Buckets, Metric, Scope},
     MetricError,
 };
-use crate::http::schema::Environment;
+use crate::words::Environment;
 use crate::{
     auth::BearerAuth,
     games::{access::Role, require_role},
@@ -130,7 +130,7 @@ impl MetricsApi {
         };
         let scope = Scope {
             game_id: game_id.0,
-            environment: environment.clone(),
+            environment: environment.map(|environment| environment.as_str().to_string()),
             event_name: event_name.0.clone(),
         };
         let points = service::series(&self.state.db, &scope, metric, buckets, now)
@@ -146,7 +146,7 @@ impl MetricsApi {
             bucket: bucket_name.into(),
             from: from.to_string(),
             to: to.to_string(),
-            environment: environment.map(Into::into),
+            environment,
             event_name: event_name.0,
             points: points
                 .into_iter()

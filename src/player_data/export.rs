@@ -83,10 +83,48 @@ impl IntoResponse for StreamedJson {
     fn into_response(self) -> Response {
         Response::builder()
             .content_type("application/json")
-            .header(
-                "content-disposition",
-                format!("attachment; filename=\"{}\"", self.file_name),
-            )
+            .header("content-disposition", content_disposition(&self.file_name))
             .body(self.body)
+    }
+}
+
+/// `attachment; filename="..."` for a file name of any text: characters outside a plain ASCII
+/// set become `_` there, and the exact name follows as `filename*` (RFC 6266, UTF-8
+/// percent-encoded), which browsers prefer. A plain name is sent alone, as before.
+fn content_disposition(file_name: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-.:@|".contains(c);
+    let fallback: String = file_name
+        .chars()
+        .map(|c| if plain(c) { c } else { '_' })
+        .collect();
+    if fallback == file_name {
+        return format!("attachment; filename=\"{file_name}\"");
+    }
+    let mut encoded = String::new();
+    for byte in file_name.bytes() {
+        if byte.is_ascii_alphanumeric() || b"!#$&+-.^_`|~".contains(&byte) {
+            encoded.push(byte as char);
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    format!("attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::content_disposition;
+
+    #[test]
+    fn a_file_name_of_any_text_makes_a_valid_header() {
+        assert_eq!(
+            content_disposition("player-ana@x.json"),
+            "attachment; filename=\"player-ana@x.json\""
+        );
+        assert_eq!(
+            content_disposition("player-Zoë \"/\n.json"),
+            "attachment; filename=\"player-Zo_____.json\"; \
+             filename*=UTF-8''player-Zo%C3%AB%20%22%2F%0A.json"
+        );
     }
 }

@@ -26,6 +26,8 @@ pub enum PlayerDataError {
     #[error("limit must be 1 to 100")]
     InvalidLimit,
     #[error(transparent)]
+    Stored(#[from] crate::words::CorruptWord),
+    #[error(transparent)]
     Storage(#[from] sea_orm::DbErr),
     #[error(transparent)]
     Hot(#[from] HotError),
@@ -33,5 +35,5 @@ pub enum PlayerDataError {
 
 crate::error::answers!(PlayerDataError as error {
     400: InvalidPlayerId(_) | InvalidLimit,
-    passes: Storage | Hot,
+    passes: Stored | Storage | Hot,
 });

@@ -303,16 +303,12 @@ pub async fn erase(
     let now = state.now();
     let mut hot: BTreeSet<(Uuid, String)> = periods.into_iter().collect();
     for board in boards.values() {
-        let board = Board {
-            model: board.clone(),
-        };
+        let board = Board::new(board.clone())?;
         hot.insert((board.id(), board.current_period(now)));
     }
     for (board_id, period) in hot {
         if let Some(model) = boards.get(&board_id) {
-            let board = Board {
-                model: model.clone(),
-            };
+            let board = Board::new(model.clone())?;
             state
                 .hot
                 .leaderboards

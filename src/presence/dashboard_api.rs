@@ -5,8 +5,8 @@ use super::{
     service::{parse_page, parse_status},
     stream,
 };
-use crate::http::schema::PresenceStatus;
 use crate::http::schema::Timestamp;
+use crate::words::PresenceStatus;
 use crate::{
     auth::BearerAuth,
     games::{access::Role, require_role},
@@ -65,7 +65,7 @@ impl LiveActivityApi {
             page.entries
                 .into_iter()
                 .map(|entry| LiveActivity {
-                    status: entry.status_at(now).to_string().into(),
+                    status: entry.status_at(now),
                     player_id: entry.player_id,
                     activity: entry.activity,
                     details: entry.data,

@@ -3,8 +3,8 @@
 use super::service::{
     self, parse_activity, parse_details, parse_page, parse_session_id, parse_status, PresenceError,
 };
-use crate::http::schema::PresenceStatus;
 use crate::player::PlayerId;
+use crate::words::{PresenceStatus, Word};
 use crate::{
     auth::ApiKeyAuth,
     http::NoContent,
@@ -39,7 +39,7 @@ pub struct SetActivity {
     pub details: Option<Value>,
     /// `playing` (default), `waiting` or `idle`.
     #[oai(nullable)]
-    pub status: Option<PresenceStatus>,
+    pub status: Option<Word<PresenceStatus>>,
 }
 
 #[derive(Object)]
@@ -93,7 +93,7 @@ impl PresenceApi {
         let entry = PresenceEntry {
             player_id,
             session_id: parse_session_id(body.session_id)?,
-            status: parse_status(body.status.as_deref())?,
+            status: parse_status(body.status.as_ref().map(|word| word.0.as_str()))?,
             activity: parse_activity(&body.activity)?,
             data: parse_details(body.details)?,
             updated_at: self.state.now(),
@@ -181,12 +181,13 @@ impl PresenceApi {
         auth: ApiKeyAuth,
         player_id: Path<String>,
     ) -> poem::Result<Json<PresenceItem>> {
+        let player = PlayerId::parse(&player_id.0).map_err(PresenceError::from)?;
         let now = self.state.now();
         let entry = self
             .state
             .hot
             .presence
-            .get(auth.0.game_id, &player_id.0, now)
+            .get(auth.0.game_id, player.as_str(), now)
             .await
             .map_err(crate::error::ApiError::from)?
             .ok_or(service::PresenceError::UnknownPlayer)?;
@@ -211,7 +212,7 @@ pub(super) async fn page(
 
 fn presence_item(entry: PresenceEntry, now: chrono::DateTime<chrono::Utc>) -> PresenceItem {
     PresenceItem {
-        status: entry.status_at(now).to_string().into(),
+        status: entry.status_at(now),
         last_updated: timestamp(entry.updated_at),
         player_id: entry.player_id,
         activity: entry.activity,

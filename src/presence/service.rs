@@ -2,6 +2,7 @@
 use crate::{
     state::AppState,
     store::hot::presence::{PresenceStatus, WentOffline},
+    words::WordSet,
 };
 use serde_json::Value;
 
@@ -75,7 +76,11 @@ pub fn parse_details(raw: Option<Value>) -> Result<Value, PresenceError> {
 pub fn parse_status(raw: Option<&str>) -> Result<PresenceStatus, PresenceError> {
     match raw {
         None => Ok(PresenceStatus::Playing),
-        Some(raw) => PresenceStatus::parse(raw).ok_or(PresenceError::Status),
+        // `offline` is a word of the set, but what silence makes, never what a game sets.
+        Some(raw) => match PresenceStatus::from_word(raw) {
+            Some(PresenceStatus::Offline) | None => Err(PresenceError::Status),
+            Some(status) => Ok(status),
+        },
     }
 }
 

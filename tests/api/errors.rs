@@ -80,18 +80,31 @@ async fn invalid_path_ids_are_bad_requests() {
     assert!(body["error"].is_string());
 }
 
-/// One player-id rule on every player-scoped route: an id one feature refuses, every other
-/// refuses with the same words, and an id one accepts, none refuses.
+/// One player-id rule on every player-scoped route (issue 27): an id one route refuses, every
+/// other refuses with the same words, and an id one accepts (any text of 1 to 128 characters
+/// but NUL: `/v1/track`'s rule), none refuses.
 #[tokio::test]
 async fn every_player_scoped_route_applies_the_same_player_id_rule() {
     let app = spawn_app().await;
-    let (_token, _game_id, key) = app.game_with_key().await;
-    let send = |player: &'static str| {
-        let app = &app;
-        let key = key.clone();
+    let (token, game_id, key) = app.game_with_key().await;
+    let send = |player: String| {
+        let (app, key, token, game_id) = (&app, key.clone(), token.clone(), game_id.clone());
         async move {
-            let encoded = player.replace(' ', "%20").replace('/', "%2F");
-            let routes = [
+            let encoded: String = player
+                .bytes()
+                .map(|byte| match byte {
+                    b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' => {
+                        (byte as char).to_string()
+                    }
+                    _ => format!("%{byte:02X}"),
+                })
+                .collect();
+            let writes = [
+                (
+                    Method::POST,
+                    "/v1/track".to_string(),
+                    json!({ "event_name": "a", "session_id": "s", "player_id": player }),
+                ),
                 (
                     Method::POST,
                     "/v1/leaderboards".to_string(),
@@ -114,24 +127,54 @@ async fn every_player_scoped_route_applies_the_same_player_id_rule() {
                 ),
             ];
             let mut answers = Vec::new();
-            for (method, path, body) in routes {
+            for (method, path, body) in writes {
                 answers.push((path.clone(), app.game_json(method, &path, &key, body).await));
+            }
+            for path in [
+                format!("/v1/saves/{encoded}"),
+                format!("/v1/presence/{encoded}"),
+                format!("/v1/achievements?player_id={encoded}"),
+                format!("/v1/leaderboards/arena/players/{encoded}"),
+            ] {
+                answers.push((path.clone(), app.game_call(Method::GET, &path, &key).await));
+            }
+            for path in [
+                format!("/v1/games/{game_id}/players/{encoded}/data"),
+                format!("/v1/games/{game_id}/saves/{encoded}"),
+                format!("/v1/games/{game_id}/events?player_id={encoded}"),
+            ] {
+                answers.push((
+                    path.clone(),
+                    app.dashboard_call(Method::GET, &path, &token).await,
+                ));
             }
             answers
         }
     };
-    for refused in ["a b", "Zoë", "a/b", "...", "x".repeat(129).leak()] {
-        for (path, (status, body)) in send(refused).await {
+    for (refused, error) in [
+        ("x".repeat(129), "player_id must be 1 to 128 characters"),
+        (
+            "a\u{0}b".to_string(),
+            "player_id must not contain NUL characters",
+        ),
+    ] {
+        for (path, (status, body)) in send(refused.clone()).await {
             assert_eq!(status, 400, "{path} {refused:?}: {body}");
-            assert_eq!(
-                body["error"],
-                "player_id must be 1 to 128 characters: letters, digits and _ - . : @ |",
-                "{path} {refused:?}"
-            );
+            assert_eq!(body["error"], error, "{path} {refused:?}");
         }
     }
-    for accepted in ["steam:76561198000000000", "auth0|abc", "ana@example.com"] {
-        for (path, (status, body)) in send(accepted).await {
+    for accepted in [
+        "steam:76561198000000000",
+        "auth0|abc",
+        "ana@example.com",
+        "Zoë",
+        "a b",
+        "a/b",
+        "...",
+        "玩家 7",
+        &"ë".repeat(128),
+    ] {
+        for (path, (status, body)) in send(accepted.to_string()).await {
             assert_ne!(status, 400, "{path} {accepted:?}: {body}");
         }
     }

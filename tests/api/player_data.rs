@@ -252,14 +252,15 @@ async fn bad_input_is_refused_with_a_clear_message() {
     let app = spawn_app().await;
     let (token, game_id, _key) = app.game_with_key().await;
 
+    let too_long = "p".repeat(129);
     for (path, what) in [
         (
-            format!("/v1/games/{game_id}/players/a%20b/data"),
-            "a space in the player id",
+            format!("/v1/games/{game_id}/players/{too_long}/data"),
+            "a player id of 129 characters",
         ),
         (
-            format!("/v1/games/{game_id}/players/..%2F/data"),
-            "a slash in the player id",
+            format!("/v1/games/{game_id}/players/a%00b/data"),
+            "a NUL in the player id",
         ),
         (format!("/v1/games/{game_id}/audit?limit=0"), "limit 0"),
         (
@@ -382,4 +383,43 @@ async fn an_erase_takes_the_player_off_archived_and_current_periods_and_drops_ba
         )
         .await;
     assert_eq!(bans["bans"], json!([]), "{bans}");
+}
+
+/// Issue 27: a player id `/v1/track` accepts (any text of 1 to 128 characters) is one the
+/// player routes reach: export and erase find the events of `Zoë`.
+#[tokio::test]
+async fn a_player_id_events_accept_can_be_exported_and_erased() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    app.game(Method::POST, "/v1/track", &key)
+        .json(&json!({ "event_name": "level_start", "session_id": "s-1", "player_id": "Zoë" }))
+        .expect_status(202)
+        .await;
+
+    let response = app
+        .dashboard(
+            Method::GET,
+            &format!("/v1/games/{game_id}/players/Zo%C3%AB/data"),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-disposition"],
+        "attachment; filename=\"player-Zo_.json\"; filename*=UTF-8''player-Zo%C3%AB.json"
+    );
+    let document: Value = response.json().await.unwrap();
+    assert_eq!(document["player_id"], "Zoë");
+    assert_eq!(document["counts"]["events"], 1, "{document}");
+    assert_eq!(document["events"][0]["player_id"], "Zoë", "{document}");
+
+    let (status, erased) = erase(&app, &token, &game_id, "Zo%C3%AB").await;
+    assert_eq!(status, 200, "{erased}");
+    assert_eq!(erased["player_id"], "Zoë");
+    assert_eq!(erased["deleted"]["events"], 1, "{erased}");
+    let (status, after) = export(&app, &token, &game_id, "Zo%C3%AB").await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after["counts"]["events"], 0, "{after}");
 }

@@ -1660,6 +1660,8 @@ export interface components {
             password: string;
         };
         /** @enum {string} */
+        EntryFilter: "ok" | "suspicious" | "all";
+        /** @enum {string} */
         EntryStatus: "ok" | "suspicious";
         /** @enum {string} */
         Environment: "development" | "production";
@@ -1725,7 +1727,7 @@ export interface components {
         EventCounts: {
             /** @description One item per event name, the most frequent first, then by name. */
             counts: components["schemas"]["EventNameCount"][];
-            environment?: string | null;
+            environment?: components["schemas"]["Environment"] | null;
             from: string;
             to: string;
             /**
@@ -2067,7 +2069,7 @@ export interface components {
             /** Format: uint64 */
             offset: number;
             period: string;
-            status: components["schemas"]["EntryStatus"];
+            status: components["schemas"]["EntryFilter"];
             /** Format: uint64 */
             total: number;
         };

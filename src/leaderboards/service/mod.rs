@@ -13,6 +13,7 @@ use crate::{
     state::AppState,
     store::group_commit::WriteError,
     store::hot::leaderboards::{sort_score, HotBoard, HotEntry, RankedEntry, Submitted},
+    words::{EntryStatus, ScoreOrder},
 };
 use chrono::{DateTime, Utc};
 use entity::{leaderboard_entries as entries, leaderboard_periods as periods, leaderboards};
@@ -30,6 +31,7 @@ mod submit;
 pub use ranks::*;
 pub use submit::*;
 
+/// The stored `status` words of an entry (`EntryStatus`), for queries on the column.
 pub const STATUS_OK: &str = "ok";
 pub const STATUS_SUSPICIOUS: &str = "suspicious";
 /// Largest `metadata` object, serialized.
@@ -61,10 +63,10 @@ pub struct Standing {
     pub entry: EntryData,
     /// `None` while the entry is suspicious (not on the public board).
     pub rank: Option<u64>,
-    pub status: &'static str,
+    pub status: EntryStatus,
     pub updated: bool,
-    /// The board's order, `higher` or `lower` (which scores are better).
-    pub order: &'static str,
+    /// The board's order (which scores are better).
+    pub order: ScoreOrder,
 }
 
 /// A slice of one period of a board.

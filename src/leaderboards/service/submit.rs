@@ -116,16 +116,16 @@ async fn submit_to(
     let period = board.current_period(now);
     open_period(state, board, &period, now).await?;
     let status = if board.out_of_bounds(submission.score) {
-        STATUS_SUSPICIOUS
+        EntryStatus::Suspicious
     } else {
-        STATUS_OK
+        EntryStatus::Ok
     };
     let row = entries::Model {
         id: Uuid::now_v7(),
         board_id: board.id(),
         period: period.clone(),
         player_id: submission.player_id.as_str().to_string(),
-        status: status.to_string(),
+        status: status.as_str().to_string(),
         player_name: submission.player_name.clone(),
         score: submission.score + 0.0,
         sort_score: sort_score(submission.score, board.lower_is_better()),
@@ -149,7 +149,7 @@ async fn submit_to(
         Kept::Banned => return Err(LeaderboardError::Banned),
         Kept::NoBoard => return Ok(None),
     };
-    if status == STATUS_SUSPICIOUS {
+    if status == EntryStatus::Suspicious {
         let stored = stored_entry(
             state,
             board,
@@ -164,7 +164,7 @@ async fn submit_to(
             rank: None,
             status,
             updated,
-            order: board.order().as_str(),
+            order: board.order(),
         }));
     }
     let submitted = hot_submit(state, board, &period, &hot_entry_of(&row), now).await?;
@@ -173,7 +173,7 @@ async fn submit_to(
         rank: Some(submitted.standing.rank),
         status,
         updated,
-        order: board.order().as_str(),
+        order: board.order(),
     }))
 }
 

@@ -72,7 +72,7 @@ async fn an_entry_reads_offline_after_ten_silent_minutes_and_is_gone_after_a_day
         assert_eq!(read_back, written, "{name}: stored as written");
         assert_eq!(
             read_back.status_at(t0() + Duration::seconds(599)),
-            "waiting",
+            PresenceStatus::Waiting,
             "{name}"
         );
         let later = stored(&store, game, "ana", t0() + Duration::minutes(10))
@@ -80,7 +80,7 @@ async fn an_entry_reads_offline_after_ten_silent_minutes_and_is_gone_after_a_day
             .expect(name);
         assert_eq!(
             later.status_at(t0() + Duration::minutes(10)),
-            "offline",
+            PresenceStatus::Offline,
             "{name}: offline at 10 min"
         );
         assert!(

@@ -12,12 +12,13 @@ import './saves.css';
 
 type SlotInfo = Schemas['SlotList']['saves'][number];
 
-/** The API's player id rule (src/player.rs), in the API's own words. */
-const PLAYER_ID_RULE = 'player_id must be 1 to 128 characters: letters, digits and _ - . : @ |';
-
+/** The API's player id rule (src/player.rs), in the API's own words: 1 to 128 characters
+ * (code points, as the server counts them) of any text but NUL. */
 export function playerIdProblem(id: string): string | null {
-  const fits = id.length >= 1 && id.length <= 128 && /^[A-Za-z0-9_\-.:@|]+$/.test(id) && !/^\.+$/.test(id);
-  return fits ? null : PLAYER_ID_RULE;
+  const length = [...id].length;
+  if (length < 1 || length > 128) return 'player_id must be 1 to 128 characters';
+  if (id.includes('\0')) return 'player_id must not contain NUL characters';
+  return null;
 }
 
 /** "23 Nov, 14:56" (the year only when it is not this year): short enough for the slot table,
@@ -100,7 +101,7 @@ export default function Saves() {
             Find saves
           </button>
         </form>
-        <p className="hint sv-rule">The id your game sends to the save API: up to 128 letters, digits and _ - . : @ | (case-sensitive).</p>
+        <p className="hint sv-rule">The id your game sends to the save API: 1 to 128 characters, exactly as sent (case-sensitive).</p>
         <ErrorMessage error={problem} />
       </Card>
       {flash && (

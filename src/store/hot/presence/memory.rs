@@ -19,7 +19,7 @@ use uuid::Uuid;
 struct GamePresence {
     entries: HashMap<String, PresenceEntry>,
     by_time: BTreeSet<(i64, String)>,
-    by_status: [BTreeSet<(i64, String)>; 3],
+    by_status: [BTreeSet<(i64, String)>; 4],
 }
 
 impl GamePresence {

@@ -21,34 +21,21 @@ pub const OFFLINE_AFTER: Duration = Duration::minutes(10);
 /// How long an entry is kept after its last update, offline or not.
 pub const RETAIN: Duration = Duration::hours(24);
 
-/// A status the game sets. `offline` is never set: it is what an entry reads as after silence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PresenceStatus {
-    Playing,
-    Waiting,
-    Idle,
-}
+/// An entry's status. A game sets `playing`, `waiting` or `idle`; `offline` is never stored: it
+/// is what an entry reads as after silence.
+pub use crate::words::PresenceStatus;
 
 impl PresenceStatus {
-    pub const ALL: [PresenceStatus; 3] = [Self::Playing, Self::Waiting, Self::Idle];
+    /// The statuses an entry is stored with, each with its own index.
+    pub const SETTABLE: [PresenceStatus; 3] = [Self::Playing, Self::Waiting, Self::Idle];
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Playing => "playing",
-            Self::Waiting => "waiting",
-            Self::Idle => "idle",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|status| status.as_str() == raw)
-    }
-
+    /// The status's own index (an `offline` one, never stored, has one too).
     fn index(self) -> usize {
         match self {
             Self::Playing => 0,
             Self::Waiting => 1,
             Self::Idle => 2,
+            Self::Offline => 3,
         }
     }
 }
@@ -71,11 +58,11 @@ impl PresenceEntry {
     }
 
     /// The status a reader sees at `now`: the stored one, or `offline` after the silence.
-    pub fn status_at(&self, now: DateTime<Utc>) -> &'static str {
+    pub fn status_at(&self, now: DateTime<Utc>) -> PresenceStatus {
         if self.is_offline_at(now) {
-            "offline"
+            PresenceStatus::Offline
         } else {
-            self.status.as_str()
+            self.status
         }
     }
 

@@ -134,7 +134,7 @@ impl RedisPresence {
             self.entry_key(game_id, player_id),
             self.index_key(game_id, None),
         ];
-        keys.extend(PresenceStatus::ALL.map(|status| self.index_key(game_id, Some(status))));
+        keys.extend(PresenceStatus::SETTABLE.map(|status| self.index_key(game_id, Some(status))));
         keys.push(self.handle.key("pr:due"));
         keys
     }
