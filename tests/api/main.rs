@@ -12,6 +12,7 @@ mod alerts;
 mod analytics;
 mod config;
 mod conformance;
+mod connections;
 mod cors;
 mod dashboard;
 mod deployment;

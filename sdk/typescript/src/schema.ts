@@ -2839,7 +2839,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2910,6 +2910,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -2946,7 +2955,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3008,6 +3017,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -3044,7 +3062,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3104,6 +3122,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -3140,7 +3167,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3219,7 +3246,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3295,7 +3322,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3370,7 +3397,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3429,6 +3456,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -3465,7 +3501,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3541,7 +3577,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3625,7 +3661,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3707,7 +3743,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3777,6 +3813,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -3813,7 +3858,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3897,7 +3942,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3981,7 +4026,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4015,6 +4060,15 @@ export interface operations {
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4058,7 +4112,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4117,6 +4171,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -4153,7 +4216,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4217,7 +4280,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4260,6 +4323,15 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4312,7 +4384,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4346,6 +4418,15 @@ export interface operations {
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4389,7 +4470,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4479,7 +4560,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4546,7 +4627,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4640,7 +4721,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4704,7 +4785,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4763,6 +4844,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -4799,7 +4889,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4883,7 +4973,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4965,7 +5055,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5035,6 +5125,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -5071,7 +5170,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5155,7 +5254,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5225,6 +5324,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -5270,7 +5378,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5355,7 +5463,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5438,7 +5546,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5509,6 +5617,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -5545,7 +5662,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5629,7 +5746,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5699,6 +5816,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -5735,7 +5861,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5818,7 +5944,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5905,7 +6031,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5989,7 +6115,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6059,6 +6185,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -6095,7 +6230,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6179,7 +6314,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6264,7 +6399,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6345,6 +6480,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -6381,7 +6525,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6464,7 +6608,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6535,6 +6679,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -6571,7 +6724,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6664,7 +6817,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6755,7 +6908,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6855,7 +7008,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6939,7 +7092,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7009,6 +7162,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -7045,7 +7207,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7130,7 +7292,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7213,7 +7375,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7284,6 +7446,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -7320,7 +7491,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7412,7 +7583,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7496,7 +7667,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7566,6 +7737,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -7611,7 +7791,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7696,7 +7876,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7779,7 +7959,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7850,6 +8030,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -7895,7 +8084,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7980,7 +8169,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8073,7 +8262,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8162,7 +8351,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8248,7 +8437,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8332,7 +8521,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8417,7 +8606,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8501,7 +8690,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8571,6 +8760,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -8616,7 +8814,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8708,7 +8906,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8779,6 +8977,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -8824,7 +9031,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8921,7 +9128,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9005,7 +9212,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9090,7 +9297,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9175,7 +9382,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9260,7 +9467,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9346,7 +9553,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9430,7 +9637,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9514,7 +9721,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9576,6 +9783,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -9612,7 +9828,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9706,7 +9922,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9779,6 +9995,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -9815,7 +10040,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9908,7 +10133,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9979,6 +10204,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -10024,7 +10258,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10086,6 +10320,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -10131,7 +10374,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10198,7 +10441,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10279,7 +10522,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10366,7 +10609,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10453,7 +10696,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10541,7 +10784,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10616,6 +10859,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description `version` is not the stored version; nothing was written. */
             409: {
                 headers: {
@@ -10661,7 +10913,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10758,7 +11010,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10821,6 +11073,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -10857,7 +11118,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
