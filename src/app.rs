@@ -178,6 +178,9 @@ pub fn assemble(core: Core, writers: Db, lanes: usize) -> AppState {
         hot.changes.follow(cache);
     }
     let mut parts = Parts::default();
+    parts.insert(Arc::new(crate::auth::password::Hashing::from_settings(
+        &settings,
+    )));
     parts.insert(ingest);
     parts.insert(Arc::new(scores));
     parts.insert(boards);

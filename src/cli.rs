@@ -229,6 +229,19 @@ pub struct Settings {
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_connections: u32,
 
+    /// Password hashes (argon2id: sign-ins, registrations, resets) computed at once on this
+    /// node. Unset: half the cores, at least one, so sign-ins never take every core from the
+    /// game routes.
+    #[arg(long, env = "PLAYTRACE_PASSWORD_HASH_WORKERS",
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub password_hash_workers: Option<u32>,
+
+    /// Password hashes that may wait for a worker; one more sign-in, registration or reset is
+    /// answered 503 with `Retry-After` at once, before it touches the database.
+    #[arg(long, env = "PLAYTRACE_PASSWORD_HASH_QUEUE", default_value_t = 32,
+          value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub password_hash_queue: u32,
+
     /// Bearer token `GET /metrics` requires (`Authorization: Bearer <token>`), compared in
     /// constant time. Unset means the metrics are open to whoever reaches the node: keep the
     /// route off the public internet (at the proxy) or set a token.

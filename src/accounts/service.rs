@@ -23,6 +23,17 @@ pub const INVITATION_TOKEN_DAYS: i64 = 7;
 pub const STATUS_ACTIVE: &str = "active";
 pub const STATUS_PENDING: &str = "pending";
 
+/// The node's password-hashing pool (`auth::password::Hashing`).
+fn hashing(state: &AppState) -> &password::Hashing {
+    state.part::<std::sync::Arc<password::Hashing>>()
+}
+
+/// A place in the hashing pool, taken before anything else a request does, so a refused one
+/// (503) costs nothing.
+fn admit(state: &AppState) -> Result<password::Ticket, AccountError> {
+    hashing(state).admit().map_err(AccountError::Password)
+}
+
 /// A syntactically plausible e-mail address, lower-cased.
 #[derive(Debug, Clone)]
 pub struct Email(String);
@@ -76,13 +87,15 @@ pub async fn register(
     password_text: String,
 ) -> Result<users::Model, AccountError> {
     password::check_strength(&password_text).map_err(AccountError::Password)?;
+    let ticket = admit(state)?;
     if state.settings.registration == Registration::Closed && admin_exists(&state.db).await? {
         return Err(AccountError::RegistrationClosed);
     }
     if find_by_email(&state.db, &email).await?.is_some() {
         return Err(AccountError::EmailTaken);
     }
-    let hash = password::hash(password_text)
+    let hash = ticket
+        .hash(password_text)
         .await
         .map_err(AccountError::Password)?;
     let id = Uuid::now_v7();
@@ -145,23 +158,24 @@ pub async fn login(
     email: &str,
     password_text: String,
 ) -> Result<users::Model, AccountError> {
+    let ticket = admit(state)?;
     let now = state.now();
     let user = match Email::parse(email) {
         Ok(email) => find_by_email(&state.db, &email).await?,
         Err(_) => None,
     };
     let Some(user) = user else {
-        verify(password_text, None).await?;
+        verify(ticket, password_text, None).await?;
         return Err(AccountError::WrongCredentials);
     };
     if user.locked_until.is_some_and(|until| until > now) {
         return Err(AccountError::Locked);
     }
     if user.status == STATUS_PENDING {
-        verify(password_text, None).await?;
+        verify(ticket, password_text, None).await?;
         return Err(AccountError::Pending);
     }
-    if verify(password_text, user.password_hash.clone()).await? {
+    if verify(ticket, password_text, user.password_hash.clone()).await? {
         if user.failed_logins != 0 || user.locked_until.is_some() {
             let mut active: users::ActiveModel = user.clone().into();
             active.failed_logins = Set(0);
@@ -176,8 +190,13 @@ pub async fn login(
     Err(AccountError::WrongCredentials)
 }
 
-async fn verify(password_text: String, stored: Option<String>) -> Result<bool, AccountError> {
-    password::verify(password_text, stored)
+async fn verify(
+    ticket: password::Ticket,
+    password_text: String,
+    stored: Option<String>,
+) -> Result<bool, AccountError> {
+    ticket
+        .verify(password_text, stored)
         .await
         .map_err(AccountError::Password)
 }
@@ -263,6 +282,8 @@ pub async fn reset_password(
     new_password: String,
 ) -> Result<(), AccountError> {
     password::check_strength(&new_password).map_err(AccountError::Password)?;
+    // Before the token is consumed: a refusal must not cost the user their token.
+    let ticket = admit(state)?;
     let now = state.now();
     let invalid = || AccountError::InvalidResetToken;
     let hash = sha256_hex(token.trim());
@@ -285,7 +306,8 @@ pub async fn reset_password(
     if consumed.rows_affected != 1 {
         return Err(invalid());
     }
-    let password_hash = password::hash(new_password)
+    let password_hash = ticket
+        .hash(new_password)
         .await
         .map_err(AccountError::Password)?;
     users::Entity::update_many()

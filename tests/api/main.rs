@@ -7,6 +7,7 @@ mod mail_sink;
 mod pg_template;
 
 mod accounts;
+mod accounts_abuse;
 mod achievements;
 mod alerts;
 mod analytics;
