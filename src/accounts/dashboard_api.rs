@@ -99,9 +99,11 @@ impl AuthApi {
         Ok(Registered::Created(Json(answer(&self.state, &user)?)))
     }
 
-    /// Log in with e-mail and password. Five wrong passwords in a row lock the account for
-    /// 15 minutes (403 `ACCOUNT_LOCKED`); invited accounts must set a password first
-    /// (403 `ACCOUNT_PENDING`).
+    /// Log in with e-mail and password. Five failures for an address (with an account or
+    /// not), each within 15 minutes of the last, lock it for 15 minutes: 403 `ACCOUNT_LOCKED`
+    /// for any password; a password reset unlocks it at once. An invited account without a
+    /// password answers a guess like an unknown address (401); its invitation token given as
+    /// the password answers 403 `ACCOUNT_PENDING` (set a password through the link).
     #[oai(path = "/login", method = "post", operation_id = "login")]
     async fn login(&self, body: Json<Credentials>) -> poem::Result<Json<AuthAnswer>> {
         let Credentials { email, password } = body.0;

@@ -151,8 +151,15 @@ async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, AccountError> {
     Ok(claimed == 1)
 }
 
-/// Checks credentials. Unknown e-mails run a dummy verify, so timing and message are the same
-/// as for a wrong password.
+/// Checks credentials. Every attempt costs the same and answers alike whatever is behind the
+/// address (an account, an invitation, nothing), unless it proves to be its owner's:
+/// - exactly one argon2 verification runs, against a dummy hash when there is no password;
+/// - failures are counted per address (`sign_in_failures`), with or without an account, and
+///   five within 15 minutes of each other lock the address for 15 minutes: 403
+///   `ACCOUNT_LOCKED` for any password, so the lock neither reveals an account nor confirms a
+///   guessed password;
+/// - a pending account (invited, no password yet) answers a wrong password like nobody's;
+///   only its invitation or reset token given as the password answers 403 `ACCOUNT_PENDING`.
 pub async fn login(
     state: &AppState,
     email: &str,
@@ -160,31 +167,38 @@ pub async fn login(
 ) -> Result<users::Model, AccountError> {
     let ticket = admit(state)?;
     let now = state.now();
+    let address = address_key(email);
     let user = match Email::parse(email) {
         Ok(email) => find_by_email(&state.db, &email).await?,
         Err(_) => None,
     };
-    let Some(user) = user else {
+    if locked_until(&state.db, &address)
+        .await?
+        .is_some_and(|until| until > now)
+    {
         verify(ticket, password_text, None).await?;
-        return Err(AccountError::WrongCredentials);
-    };
-    if user.locked_until.is_some_and(|until| until > now) {
         return Err(AccountError::Locked);
     }
-    if user.status == STATUS_PENDING {
-        verify(ticket, password_text, None).await?;
-        return Err(AccountError::Pending);
-    }
-    if verify(ticket, password_text, user.password_hash.clone()).await? {
-        if user.failed_logins != 0 || user.locked_until.is_some() {
-            let mut active: users::ActiveModel = user.clone().into();
-            active.failed_logins = Set(0);
-            active.locked_until = Set(None);
-            sea_orm::ActiveModelTrait::update(active, &state.db).await?;
+    let stored = user
+        .as_ref()
+        .filter(|user| user.status == STATUS_ACTIVE)
+        .and_then(|user| user.password_hash.clone());
+    let token_hash = sha256_hex(password_text.trim());
+    if verify(ticket, password_text, stored).await? {
+        if let Some(user) = user {
+            clear_failures(&state.db, &address).await?;
+            return Ok(user);
         }
-        return Ok(user);
     }
-    if record_failure(&state.db, user.id, now).await? {
+    // Looked up for every failure, with an account or not, so that it costs the same.
+    let user_id = user.as_ref().map_or(Uuid::nil(), |user| user.id);
+    let proves_invitation = holds_token(&state.db, user_id, &token_hash, now).await?;
+    if let Some(user) = &user {
+        if user.status == STATUS_PENDING && proves_invitation {
+            return Err(AccountError::Pending);
+        }
+    }
+    if record_failure(&state.db, &address, now).await? {
         return Err(AccountError::Locked);
     }
     Err(AccountError::WrongCredentials)
@@ -201,26 +215,113 @@ async fn verify(
         .map_err(AccountError::Password)
 }
 
-/// Counts one failed login in a single statement (no lost updates under concurrent attempts)
-/// and locks the account when the count reaches the limit. True when this failure locked it.
-async fn record_failure(db: &Db, user_id: Uuid, now: DateTime<Utc>) -> Result<bool, AccountError> {
-    let locked_until = now + Duration::minutes(LOCKOUT_MINUTES);
+/// The key failures are counted under: the SHA-256 of the address as it is matched
+/// (lower-cased, trimmed), so the table holds no guessed addresses in clear.
+fn address_key(email: &str) -> String {
+    sha256_hex(email.trim().to_lowercase().as_str())
+}
+
+async fn locked_until(db: &Db, address: &str) -> Result<Option<DateTime<Utc>>, AccountError> {
+    let backend = db.get_database_backend();
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            backend,
+            "SELECT locked_until FROM sign_in_failures WHERE email_hash = $1",
+            [address.into()],
+        ))
+        .await?;
+    Ok(match row {
+        Some(row) => row.try_get::<Option<DateTime<Utc>>>("", "locked_until")?,
+        None => None,
+    })
+}
+
+/// True when `token_hash` is the hash of an unused, unexpired invitation or reset token of `user_id`:
+/// proof of the mailbox, for a pending account that has no password yet.
+async fn holds_token(
+    db: &Db,
+    user_id: Uuid,
+    token_hash: &str,
+    now: DateTime<Utc>,
+) -> Result<bool, AccountError> {
+    Ok(
+        password_reset_tokens::Entity::find_by_id(token_hash.to_string())
+            .filter(password_reset_tokens::Column::UserId.eq(user_id))
+            .filter(password_reset_tokens::Column::UsedAt.is_null())
+            .filter(password_reset_tokens::Column::ExpiresAt.gt(now))
+            .one(db)
+            .await?
+            .is_some(),
+    )
+}
+
+async fn clear_failures(db: &Db, address: &str) -> Result<(), AccountError> {
     let backend = db.get_database_backend();
     db.execute_raw(Statement::from_sql_and_values(
         backend,
-        "UPDATE users SET \
-           locked_until = CASE WHEN failed_logins + 1 >= $1 THEN $2 ELSE locked_until END, \
-           failed_logins = CASE WHEN failed_logins + 1 >= $1 THEN 0 ELSE failed_logins + 1 END \
-         WHERE id = $3",
-        [
-            MAX_FAILED_LOGINS.into(),
-            locked_until.into(),
-            user_id.into(),
-        ],
+        "DELETE FROM sign_in_failures WHERE email_hash = $1",
+        [address.into()],
     ))
     .await?;
-    let user = find(db, user_id).await?;
-    Ok(user.is_some_and(|u| u.locked_until.is_some_and(|until| until > now)))
+    Ok(())
+}
+
+/// Counts one failed sign-in for `address` in a single statement (no lost updates under
+/// concurrent attempts): a failure more than 15 minutes after the previous one starts the count
+/// again, and the fifth locks the address for 15 minutes. True when this failure locked it.
+async fn record_failure(db: &Db, address: &str, now: DateTime<Utc>) -> Result<bool, AccountError> {
+    let locked_until = now + Duration::minutes(LOCKOUT_MINUTES);
+    let stale = now - Duration::minutes(LOCKOUT_MINUTES);
+    let backend = db.get_database_backend();
+    let count = "CASE WHEN sign_in_failures.last_failed_at <= $4 THEN 1 \
+                 ELSE sign_in_failures.failures + 1 END";
+    let sql = format!(
+        "INSERT INTO sign_in_failures (email_hash, failures, last_failed_at, locked_until) \
+         VALUES ($1, 1, $2, NULL) \
+         ON CONFLICT (email_hash) DO UPDATE SET \
+           locked_until = CASE WHEN {count} >= $5 THEN $3 ELSE sign_in_failures.locked_until END, \
+           failures = CASE WHEN {count} >= $5 THEN 0 ELSE {count} END, \
+           last_failed_at = $2 \
+         RETURNING locked_until"
+    );
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            backend,
+            sql,
+            [
+                address.into(),
+                now.into(),
+                locked_until.into(),
+                stale.into(),
+                MAX_FAILED_LOGINS.into(),
+            ],
+        ))
+        .await?;
+    let locked = match row {
+        Some(row) => row.try_get::<Option<DateTime<Utc>>>("", "locked_until")?,
+        None => None,
+    };
+    Ok(locked.is_some_and(|until| until > now))
+}
+
+/// Forgets the failures that no longer count (the last one more than 15 minutes ago, and
+/// any lock over), so guesses at many addresses do not pile up rows; the worker runs it hourly.
+pub async fn forget_old_sign_in_failures(state: &AppState) -> Result<(), AccountError> {
+    let now = state.now();
+    let backend = state.db.get_database_backend();
+    state
+        .db
+        .execute_raw(Statement::from_sql_and_values(
+            backend,
+            "DELETE FROM sign_in_failures WHERE last_failed_at <= $1 \
+             AND (locked_until IS NULL OR locked_until <= $2)",
+            [
+                (now - Duration::minutes(LOCKOUT_MINUTES)).into(),
+                now.into(),
+            ],
+        ))
+        .await?;
+    Ok(())
 }
 
 /// Creates a single-use reset token for `user_id`, valid for `lifetime`, and returns the raw
@@ -330,6 +431,10 @@ pub async fn reset_password(
         .filter(users::Column::Id.eq(stored.user_id))
         .exec(&state.db)
         .await?;
+    // The reset e-mail is how an owner locked out by someone else's guesses gets back in.
+    if let Some(user) = find(&state.db, stored.user_id).await? {
+        clear_failures(&state.db, &address_key(&user.email)).await?;
+    }
     Ok(())
 }
 

@@ -17,6 +17,11 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
                     if let Err(error) = purge_expired_reset_tokens(&state).await {
                         tracing::warn!(error = %error, "purging expired reset tokens failed");
                     }
+                    if let Err(error) =
+                        crate::accounts::service::forget_old_sign_in_failures(&state).await
+                    {
+                        tracing::warn!(error = %error, "purging old sign-in failures failed");
+                    }
                 })
             },
         )?)

@@ -1,9 +1,12 @@
 //! Accounts under abuse (issue 29): a flood of sign-ins, guessing, session revocation and
 //! mail bombing, each seen from outside.
-use crate::helpers::{spawn_app_with, Fetch};
+use crate::{
+    helpers::{spawn_app, spawn_app_with, Fetch, TestApp, PASSWORD},
+    mail_sink::{token_in, MailSink},
+};
 use futures_util::future::join_all;
 use reqwest::Method;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 #[tokio::test]
@@ -73,4 +76,123 @@ async fn a_flood_of_sign_ins_is_bounded_and_game_routes_do_not_wait_for_it() {
         .fetch()
         .await;
     assert_eq!(status, 401);
+}
+
+async fn sign_in(app: &TestApp, email: &str, password: &str) -> (u16, Value) {
+    app.call_json(
+        Method::POST,
+        "/v1/auth/login",
+        json!({ "email": email, "password": password }),
+    )
+    .await
+}
+
+/// The median time of three sign-ins.
+async fn median_sign_in(app: &TestApp, email: &str, password: &str) -> Duration {
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let started = Instant::now();
+        sign_in(app, email, password).await;
+        times.push(started.elapsed());
+    }
+    times.sort();
+    times[1]
+}
+
+#[tokio::test]
+async fn an_unknown_address_locks_exactly_like_an_account() {
+    let app = spawn_app().await;
+    app.register("dana@studio.test").await;
+
+    // Act: the same five wrong guesses, and a sixth, for an account and for nobody.
+    let mut seen = Vec::new();
+    for email in ["dana@studio.test", "nobody@studio.test"] {
+        let mut answers = Vec::new();
+        for _ in 0..6 {
+            answers.push(sign_in(&app, email, "a wrong guess").await);
+        }
+        seen.push(answers);
+    }
+
+    // Assert
+    assert_eq!(
+        seen[0], seen[1],
+        "a guesser tells an account from nobody by its answers"
+    );
+    let statuses: Vec<u16> = seen[0].iter().map(|(status, _)| *status).collect();
+    assert_eq!(statuses, [401, 401, 401, 401, 403, 403]);
+    assert_eq!(seen[0][5].1["code"], "ACCOUNT_LOCKED");
+}
+
+#[tokio::test]
+async fn a_locked_address_takes_as_long_to_answer_as_a_checked_password() {
+    let app = spawn_app().await;
+    app.register("erik@studio.test").await;
+    for _ in 0..5 {
+        sign_in(&app, "erik@studio.test", "a wrong guess").await;
+    }
+    assert_eq!(sign_in(&app, "erik@studio.test", PASSWORD).await.0, 403);
+
+    // Act
+    let locked = median_sign_in(&app, "erik@studio.test", "a wrong guess").await;
+    let checked = median_sign_in(&app, "someone@studio.test", "a wrong guess").await;
+
+    // Assert: the lock is not a shortcut that tells it apart (it used to skip the hash).
+    assert!(
+        locked * 3 >= checked,
+        "locked answers in {locked:?}, a checked password in {checked:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_invitation_is_not_revealed_to_a_guesser() {
+    let sink = MailSink::start();
+    let app = spawn_app_with(|s| s.smtp_url = Some(sink.url.clone())).await;
+    let owner = app.new_user().await;
+    let game_id = app.create_game(&owner).await;
+    app.dashboard_json(
+        Method::POST,
+        &format!("/v1/games/{game_id}/members"),
+        &owner,
+        json!({ "email": "ivy@studio.test", "role": "viewer" }),
+    )
+    .await;
+
+    // Act
+    let invited = sign_in(&app, "ivy@studio.test", "anything at all").await;
+    let nobody = sign_in(&app, "ivo@studio.test", "anything at all").await;
+
+    // Assert: the same as for nobody; the state shows only to who holds the invitation.
+    assert_eq!(invited, nobody);
+    assert_eq!(invited.0, 401);
+    let token = token_in(&sink.wait_for("ivy@studio.test").await);
+    let (status, body) = sign_in(&app, "ivy@studio.test", &token).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["code"], "ACCOUNT_PENDING");
+}
+
+#[tokio::test]
+async fn a_reset_e_mail_lets_a_locked_out_owner_back_in() {
+    let sink = MailSink::start();
+    let app = spawn_app_with(|s| s.smtp_url = Some(sink.url.clone())).await;
+    app.register("olga@studio.test").await;
+    for _ in 0..5 {
+        sign_in(&app, "olga@studio.test", "someone else guessing").await;
+    }
+    assert_eq!(sign_in(&app, "olga@studio.test", PASSWORD).await.0, 403);
+
+    // Act: the owner asks for a reset and sets a new password.
+    app.request(Method::POST, "/v1/auth/forgot-password")
+        .json(&json!({ "email": "olga@studio.test" }))
+        .expect_status(202)
+        .await;
+    let token = token_in(&sink.wait_for("olga@studio.test").await);
+    app.request(Method::POST, "/v1/auth/reset-password")
+        .json(&json!({ "token": token, "password": "olga's new password" }))
+        .expect_status(200)
+        .await;
+
+    // Assert: in at once, without waiting out the lock.
+    let (status, body) = sign_in(&app, "olga@studio.test", "olga's new password").await;
+    assert_eq!(status, 200, "{body}");
 }

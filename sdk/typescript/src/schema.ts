@@ -269,9 +269,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log in with e-mail and password. Five wrong passwords in a row lock the account for
-         *     15 minutes (403 `ACCOUNT_LOCKED`); invited accounts must set a password first
-         *     (403 `ACCOUNT_PENDING`).
+         * Log in with e-mail and password. Five failures for an address (with an account or
+         *     not), each within 15 minutes of the last, lock it for 15 minutes: 403 `ACCOUNT_LOCKED`
+         *     for any password; a password reset unlocks it at once. An invited account without a
+         *     password answers a guess like an unknown address (401); its invitation token given as
+         *     the password answers 403 `ACCOUNT_PENDING` (set a password through the link).
          */
         post: operations["login"];
         delete?: never;
