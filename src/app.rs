@@ -169,8 +169,10 @@ pub fn assemble(core: Core, writers: Db, lanes: usize) -> AppState {
     let boards = Arc::new(crate::leaderboards::boards::BoardCache::default());
     let config = Arc::new(crate::config::service::ConfigCache::default());
     let keys = Arc::new(KeyCache::default());
+    let sessions = Arc::new(crate::auth::sessions::SessionCache::default());
     for cache in [
         keys.clone() as Arc<dyn Cached>,
+        sessions.clone(),
         ingest.schemas.clone(),
         boards.clone(),
         config.clone(),
@@ -178,6 +180,7 @@ pub fn assemble(core: Core, writers: Db, lanes: usize) -> AppState {
         hot.changes.follow(cache);
     }
     let mut parts = Parts::default();
+    parts.insert(sessions);
     parts.insert(Arc::new(crate::auth::password::Hashing::from_settings(
         &settings,
     )));

@@ -16,6 +16,7 @@ mod m20261125_000012_add_game_retention_days;
 mod m20261125_000013_create_analytics_aggregates;
 mod m20261125_000014_add_game_event_quota;
 mod m20261126_000015_create_sign_in_failures;
+mod m20261126_000016_add_user_token_generation;
 
 pub struct Migrator;
 
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000013_create_analytics_aggregates::Migration),
             Box::new(m20261125_000014_add_game_event_quota::Migration),
             Box::new(m20261126_000015_create_sign_in_failures::Migration),
+            Box::new(m20261126_000016_add_user_token_generation::Migration),
         ]
     }
 }

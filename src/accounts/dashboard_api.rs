@@ -76,9 +76,12 @@ pub enum Accepted {
 
 pub const BACKEND_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-fn answer(state: &AppState, user: &entity::users::Model) -> Result<AuthAnswer, ApiError> {
+async fn answer(state: &AppState, user: &entity::users::Model) -> Result<AuthAnswer, ApiError> {
+    let generation = crate::auth::sessions::current_generation(&state.db, user.id)
+        .await?
+        .unwrap_or_default();
     Ok(AuthAnswer {
-        token: state.jwt.issue(user.id, state.now())?,
+        token: state.jwt.issue(user.id, generation, state.now())?,
         user: UserSummary {
             id: user.id.to_string(),
             email: user.email.clone(),
@@ -96,7 +99,7 @@ impl AuthApi {
     async fn register(&self, body: Json<Credentials>) -> poem::Result<Registered> {
         let email = Email::parse(&body.email)?;
         let user = service::register(&self.state, email, body.0.password).await?;
-        Ok(Registered::Created(Json(answer(&self.state, &user)?)))
+        Ok(Registered::Created(Json(answer(&self.state, &user).await?)))
     }
 
     /// Log in with e-mail and password. Five failures for an address (with an account or
@@ -108,7 +111,15 @@ impl AuthApi {
     async fn login(&self, body: Json<Credentials>) -> poem::Result<Json<AuthAnswer>> {
         let Credentials { email, password } = body.0;
         let user = service::login(&self.state, &email, password).await?;
-        Ok(Json(answer(&self.state, &user)?))
+        Ok(Json(answer(&self.state, &user).await?))
+    }
+
+    /// Sign out: revokes every dashboard token of the caller, on every device (a token in
+    /// another tab or browser stops working too). The next sign-in issues a new one.
+    #[oai(path = "/logout", method = "post", operation_id = "logout")]
+    async fn logout(&self, auth: BearerAuth) -> poem::Result<crate::http::NoContent> {
+        service::revoke_sessions(&self.state, auth.0).await?;
+        Ok(crate::http::NoContent::Done)
     }
 
     /// The account the bearer token belongs to.

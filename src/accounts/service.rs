@@ -435,6 +435,20 @@ pub async fn reset_password(
     if let Some(user) = find(&state.db, stored.user_id).await? {
         clear_failures(&state.db, &address_key(&user.email)).await?;
     }
+    // Whoever held a session (a stolen laptop, a leaked token) is signed out with the old
+    // password.
+    revoke_sessions(state, stored.user_id).await?;
+    Ok(())
+}
+
+/// Revokes every dashboard token of the user, on every node before this returns.
+pub async fn revoke_sessions(state: &AppState, user_id: Uuid) -> Result<(), AccountError> {
+    crate::auth::sessions::revoke_all(&state.db, user_id).await?;
+    // Caches forget by id what they hold about it: announced under the user's id, the change
+    // reaches the session caches (no game has this id).
+    if let Err(error) = state.hot.changes.announce(user_id).await {
+        tracing::warn!(error = %error, "announcing revoked sessions failed; other nodes follow within 2 s");
+    }
     Ok(())
 }
 

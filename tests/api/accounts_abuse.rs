@@ -196,3 +196,92 @@ async fn a_reset_e_mail_lets_a_locked_out_owner_back_in() {
     let (status, body) = sign_in(&app, "olga@studio.test", "olga's new password").await;
     assert_eq!(status, 200, "{body}");
 }
+
+async fn me(app: &TestApp, token: &str) -> (u16, Value) {
+    app.dashboard_call(Method::GET, "/v1/auth/me", token).await
+}
+
+#[tokio::test]
+async fn a_password_reset_signs_out_every_session() {
+    let sink = MailSink::start();
+    let app = spawn_app_with(|s| s.smtp_url = Some(sink.url.clone())).await;
+    let first = app.register("pia@studio.test").await;
+    let (_, body) = sign_in(&app, "pia@studio.test", PASSWORD).await;
+    let second = body["token"].as_str().unwrap().to_string();
+    assert_eq!(me(&app, &second).await.0, 200);
+
+    // Act: the owner resets the password (say, after a stolen laptop).
+    app.request(Method::POST, "/v1/auth/forgot-password")
+        .json(&json!({ "email": "pia@studio.test" }))
+        .expect_status(202)
+        .await;
+    let token = token_in(&sink.wait_for("pia@studio.test").await);
+    app.request(Method::POST, "/v1/auth/reset-password")
+        .json(&json!({ "token": token, "password": "pia's new password" }))
+        .expect_status(200)
+        .await;
+
+    // Assert: every token issued before is refused at once; a new sign-in works.
+    for old in [&first, &second] {
+        let (status, body) = me(&app, old).await;
+        assert_eq!(status, 401, "{body}");
+        assert_eq!(body["error"], "Token revoked");
+    }
+    let (status, body) = sign_in(&app, "pia@studio.test", "pia's new password").await;
+    assert_eq!(status, 200);
+    assert_eq!(me(&app, body["token"].as_str().unwrap()).await.0, 200);
+}
+
+#[tokio::test]
+async fn logout_revokes_the_callers_tokens() {
+    let app = spawn_app().await;
+    let token = app.register("quin@studio.test").await;
+    let other = app.register("rosa@studio.test").await;
+
+    // Act
+    let (status, body) = app
+        .dashboard_call(Method::POST, "/v1/auth/logout", &token)
+        .await;
+
+    // Assert
+    assert_eq!(status, 204, "{body}");
+    let (status, body) = me(&app, &token).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("Token revoked"))
+    );
+    assert_eq!(
+        me(&app, &other).await.0,
+        200,
+        "another user's session stays"
+    );
+    let (status, _) = app.call(Method::POST, "/v1/auth/logout").await;
+    assert_eq!(status, 401, "logout needs a token");
+    let (status, body) = sign_in(&app, "quin@studio.test", PASSWORD).await;
+    assert_eq!(status, 200);
+    assert_eq!(me(&app, body["token"].as_str().unwrap()).await.0, 200);
+}
+
+#[tokio::test]
+async fn a_token_in_the_query_is_taken_only_by_the_live_feed() {
+    let app = spawn_app().await;
+    let (token, game_id, _) = app.game_with_key().await;
+
+    // A token in the URL ends up in proxy logs and browser history: refused on plain routes.
+    for path in ["/v1/auth/me".to_string(), format!("/v1/games/{game_id}")] {
+        let (status, body) = app
+            .call(Method::GET, &format!("{path}?access_token={token}"))
+            .await;
+        assert_eq!(status, 401, "{path}: {body}");
+    }
+
+    // The WebSocket feed, which browsers cannot give a header, still takes it.
+    let url = format!(
+        "{}/v1/activity/stream?game_id={game_id}&access_token={token}",
+        app.address.replace("http://", "ws://")
+    );
+    let (_, response) = tokio_tungstenite::connect_async(url)
+        .await
+        .expect("the feed opens");
+    assert_eq!(response.status(), 101);
+}
