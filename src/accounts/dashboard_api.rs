@@ -136,7 +136,8 @@ impl AuthApi {
     }
 
     /// Ask for a password-reset e-mail. The answer is the same whether or not the address
-    /// has an account.
+    /// has an account, and whether or not a mail goes out: an account gets at most one every
+    /// 5 minutes.
     #[oai(
         path = "/forgot-password",
         method = "post",

@@ -18,6 +18,8 @@ use uuid::Uuid;
 pub const MAX_FAILED_LOGINS: i32 = 5;
 pub const LOCKOUT_MINUTES: i64 = 15;
 pub const RESET_TOKEN_MINUTES: i64 = 60;
+/// At most one reset e-mail per account in this many minutes.
+pub const RESET_MAIL_INTERVAL_MINUTES: i64 = 5;
 pub const INVITATION_TOKEN_DAYS: i64 = 7;
 
 pub const STATUS_ACTIVE: &str = "active";
@@ -345,7 +347,32 @@ pub async fn create_reset_token(
     Ok(token)
 }
 
-/// Sends a reset e-mail if the address has an account. Runs in the background so the
+/// Claims the user's reset e-mail for now, in one conditional update: false when one went out
+/// in the last `RESET_MAIL_INTERVAL_MINUTES`, so nobody can fill an inbox by asking again and
+/// again, even all at once (the answer is the same 202 either way).
+async fn claim_reset_mail(
+    db: &Db,
+    user_id: Uuid,
+    now: DateTime<Utc>,
+) -> Result<bool, AccountError> {
+    let backend = db.get_database_backend();
+    let claimed = db
+        .execute_raw(Statement::from_sql_and_values(
+            backend,
+            "UPDATE users SET reset_mailed_at = $1 \
+             WHERE id = $2 AND (reset_mailed_at IS NULL OR reset_mailed_at <= $3)",
+            [
+                now.into(),
+                user_id.into(),
+                (now - Duration::minutes(RESET_MAIL_INTERVAL_MINUTES)).into(),
+            ],
+        ))
+        .await?;
+    Ok(claimed.rows_affected() == 1)
+}
+
+/// Sends a reset e-mail if the address has an account, at most one every
+/// `RESET_MAIL_INTERVAL_MINUTES`. Runs in the background so the
 /// answer looks and times the same either way.
 pub fn forgot_password(state: &AppState, email: &str) {
     let Ok(email) = Email::parse(email) else {
@@ -356,6 +383,10 @@ pub fn forgot_password(state: &AppState, email: &str) {
         let result: Result<(), AccountError> = async {
             let Some(user) = find_by_email(&state.db, &email).await? else { return Ok(()) };
             let now = state.now();
+            if !claim_reset_mail(&state.db, user.id, now).await? {
+                tracing::info!("a reset e-mail went to this address less than 5 minutes ago; not sending another");
+                return Ok(());
+            }
             let token = create_reset_token(&state.db, user.id, now, Duration::minutes(RESET_TOKEN_MINUTES)).await?;
             let link = format!("{}/reset-password?token={token}", state.public_url);
             let body = format!(

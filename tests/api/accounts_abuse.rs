@@ -285,3 +285,54 @@ async fn a_token_in_the_query_is_taken_only_by_the_live_feed() {
         .expect("the feed opens");
     assert_eq!(response.status(), 101);
 }
+
+async fn forgot(app: &TestApp, email: &str) -> (u16, Value) {
+    app.call_json(
+        Method::POST,
+        "/v1/auth/forgot-password",
+        json!({ "email": email }),
+    )
+    .await
+}
+
+fn mails_to(sink: &MailSink, to: &str) -> usize {
+    sink.messages()
+        .iter()
+        .filter(|m| m.to.iter().any(|t| t.contains(to)))
+        .count()
+}
+
+#[tokio::test]
+async fn reset_mails_to_one_address_are_throttled_and_the_answer_does_not_say_so() {
+    let sink = MailSink::start();
+    let app = spawn_app_with(|s| s.smtp_url = Some(sink.url.clone())).await;
+    app.register("sam@studio.test").await;
+
+    // Act: someone asks five times in a row, for an account and for nobody.
+    let mut answers = Vec::new();
+    for email in ["sam@studio.test", "nobody@studio.test"] {
+        for _ in 0..5 {
+            answers.push(forgot(&app, email).await);
+        }
+    }
+
+    // Assert: the same 202 every time, and one mail.
+    assert!(answers.iter().all(|answer| *answer == answers[0]));
+    assert_eq!(answers[0].0, 202);
+    sink.wait_for("sam@studio.test").await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(
+        mails_to(&sink, "sam@studio.test"),
+        1,
+        "the inbox was bombed"
+    );
+
+    // Later, the owner can ask again.
+    app.clock.advance(chrono::Duration::minutes(6));
+    assert_eq!(forgot(&app, "sam@studio.test").await.0, 202);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while mails_to(&sink, "sam@studio.test") < 2 {
+        assert!(Instant::now() < deadline, "no second mail after the window");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

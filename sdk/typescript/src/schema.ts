@@ -250,7 +250,8 @@ export interface paths {
         put?: never;
         /**
          * Ask for a password-reset e-mail. The answer is the same whether or not the address
-         *     has an account.
+         *     has an account, and whether or not a mail goes out: an account gets at most one every
+         *     5 minutes.
          */
         post: operations["forgotPassword"];
         delete?: never;
