@@ -263,3 +263,39 @@ async fn bad_parameters_are_refused_with_a_clear_message() {
         assert_eq!(body["error"], message, "{query}");
     }
 }
+
+#[tokio::test]
+async fn csv_cells_that_a_spreadsheet_would_run_as_formulas_are_neutralised() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let events = json!([
+        { "event_name": "=HYPERLINK(\"http://evil.test\",\"x\")", "session_id": "@SUM(1+1)",
+          "player_id": "+cmd|' /C calc'!A0", "event_id": "-2+3", "client_timestamp": "2026-03-01T10:00:00Z" },
+        { "event_name": "\tfirst", "session_id": "\rsecond", "player_id": "plain-ana",
+          "event_id": "a=b", "client_timestamp": "2026-03-01T11:00:00Z" },
+        { "event_name": "purchase", "session_id": "s", "properties": { "amount": -5 },
+          "client_timestamp": "2026-03-01T12:00:00Z" },
+    ]);
+    assert_eq!(track(&app, &key, events).await.0, 202);
+
+    // Act
+    let (status, _, body) = download(&app, &token, &game_id, "?format=csv", false).await;
+
+    // Assert: a single quote before each such cell (OWASP CSV injection); others unchanged.
+    assert_eq!(status, 200);
+    let mut reader = csv::Reader::from_reader(body.as_slice());
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(&rows[0][3], "'=HYPERLINK(\"http://evil.test\",\"x\")");
+    assert_eq!(&rows[0][4], "'-2+3");
+    assert_eq!(&rows[0][5], "'+cmd|' /C calc'!A0");
+    assert_eq!(&rows[0][6], "'@SUM(1+1)");
+    assert_eq!(&rows[1][3], "'\tfirst");
+    assert_eq!(&rows[1][6], "'\rsecond");
+    assert_eq!(&rows[1][4], "a=b", "only a leading character counts");
+    assert_eq!(&rows[1][5], "plain-ana");
+    assert_eq!(&rows[2][8], "-5", "numbers stay numbers");
+
+    // NDJSON is data, not a spreadsheet: the values as sent.
+    let (_, _, body) = download(&app, &token, &game_id, "", false).await;
+    assert_eq!(lines(&body)[0]["player_id"], "+cmd|' /C calc'!A0");
+}
