@@ -85,10 +85,16 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
             )),
         )
         .around(|endpoint, mut req| async move {
+            if let Some(refused) = crate::http::text::uri_nul(req.uri()) {
+                return Err(refused.into());
+            }
             let body = match read_json_body(&mut req).await {
                 Ok(body) => body,
                 Err(error) => return Err(error.into()),
             };
+            if let Some(refused) = body.as_deref().and_then(crate::http::text::body_nul) {
+                return Err(refused.into());
+            }
             endpoint.call(req).await.map_err(|error| match body {
                 Some(body) => crate::http::validation::name_the_field(error, &body),
                 None => error,

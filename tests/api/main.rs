@@ -35,3 +35,4 @@ mod presence;
 mod proxy;
 mod retention;
 mod saves;
+mod text_input;

@@ -300,14 +300,15 @@ async fn csv_cells_that_a_spreadsheet_would_run_as_formulas_are_neutralised() {
     assert_eq!(lines(&body)[0]["player_id"], "+cmd|' /C calc'!A0");
 }
 
-/// What a client gets from a download: the status, and whether the body arrived whole.
+/// What a client gets from a download: the status (`None`: the connection closed before the
+/// head arrived), and whether the body arrived whole.
 async fn download_outcome(
     app: &TestApp,
     token: &str,
     game_id: &str,
     query: &str,
     accept_gzip: bool,
-) -> (u16, bool) {
+) -> (Option<u16>, bool) {
     let mut request = app.dashboard(
         Method::GET,
         &format!("/v1/games/{game_id}/events/export{query}"),
@@ -316,35 +317,66 @@ async fn download_outcome(
     if accept_gzip {
         request = request.header("accept-encoding", "gzip");
     }
-    let response = request.send().await.unwrap();
+    let Ok(response) = request.send().await else {
+        return (None, false);
+    };
     let status = response.status().as_u16();
-    (status, response.bytes().await.is_ok())
+    (Some(status), response.bytes().await.is_ok())
+}
+
+/// Stores, behind the service's back, a copy of one of the game's events that the export
+/// cannot read back (SQLite: a time that is no time; PostgreSQL: a number beyond any float in
+/// its properties), so the export fails once it reaches it.
+async fn poison_an_event(app: &TestApp, game_id: &str) {
+    use sea_orm::ConnectionTrait;
+    let db = &app.state.db;
+    let (time, properties) = if crate::helpers::services_backend() {
+        ("occurred_at", "'{\"a\": 1e400}'::jsonb")
+    } else {
+        ("'not a time'", "properties")
+    };
+    let sql = format!(
+        "INSERT INTO events (id, game_id, api_key_id, environment, event_name, event_id, \
+         player_id, session_id, actor_id, properties, revenue_amount, log_level, occurred_at, \
+         received_at) \
+         SELECT $1, game_id, api_key_id, environment, 'poison', NULL, player_id, session_id, \
+         actor_id, {properties}, revenue_amount, log_level, {time}, received_at \
+         FROM events WHERE game_id = $2 LIMIT 1"
+    );
+    let game_id = uuid::Uuid::parse_str(game_id).unwrap();
+    let inserted = db
+        .execute_raw(sea_orm::Statement::from_sql_and_values(
+            db.get_database_backend(),
+            sql,
+            [uuid::Uuid::now_v7().into(), game_id.into()],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(inserted.rows_affected(), 1);
 }
 
 #[tokio::test]
 async fn an_export_that_fails_midway_does_not_end_like_a_complete_one() {
-    if !crate::helpers::services_backend() {
-        // The failure below is PostgreSQL's (it refuses a NUL byte in a text parameter).
-        return;
-    }
     let app = spawn_app().await;
     let (token, game_id) = seeded(&app).await;
+    poison_an_event(&app, &game_id).await;
 
-    // Act: the query fails after the answer's head went out (NUL in a filter).
+    // Act: the export fails after the answer's head went out.
     let mut outcomes = Vec::new();
     for (query, accept_gzip) in [
-        ("?event_name=a%00b", false),
-        ("?format=csv&event_name=a%00b", false),
-        ("?format=csv&event_name=a%00b", true),
-        ("?format=csv&gzip=true&event_name=a%00b", false),
+        ("", false),
+        ("?format=csv", false),
+        ("?format=csv", true),
+        ("?format=csv&gzip=true", false),
     ] {
         let outcome = download_outcome(&app, &token, &game_id, query, accept_gzip).await;
         outcomes.push((format!("{query} gzip: {accept_gzip}"), outcome));
     }
 
-    // Assert: the stream is aborted, so the client sees an error, never a complete file.
+    // Assert: the stream is aborted, so the client sees an error, never a complete file (the
+    // head may not even have left: the status is then unknown too).
     for (query, (status, complete)) in outcomes {
-        assert_eq!(status, 200, "{query}");
+        assert!(matches!(status, None | Some(200)), "{query}: {status:?}");
         assert!(
             !complete,
             "{query}: the failed export ended like a complete one"
