@@ -15,7 +15,16 @@ use poem::{
 };
 use poem::{error::ResponseError, http::header};
 use poem_openapi::OpenApiService;
-use tokio::io::AsyncReadExt;
+use std::{
+    pin::Pin,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
+    task::{Context, Poll},
+    time::Duration,
+};
+use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
 
 /// Request bodies above this are refused with 413.
 const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -59,6 +68,7 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
     let docs = service.swagger_ui();
     let spec = crate::http::document(&service.spec());
     crate::http::validation::init(|| spec.clone());
+    let body_timeout = Duration::from_secs(state.settings.body_timeout_secs);
     let spec = poem::endpoint::make_sync(move |_| {
         Response::builder()
             .content_type("application/json; charset=utf-8")
@@ -75,17 +85,23 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
             )),
         )
         .around(|endpoint, mut req| async move {
+            if let Some(refused) = crate::http::text::uri_nul(req.uri()) {
+                return Err(refused.into());
+            }
             let body = match read_json_body(&mut req).await {
                 Ok(body) => body,
                 Err(error) => return Err(error.into()),
             };
+            if let Some(refused) = body.as_deref().and_then(crate::http::text::body_nul) {
+                return Err(refused.into());
+            }
             endpoint.call(req).await.map_err(|error| match body {
                 Some(body) => crate::http::validation::name_the_field(error, &body),
                 None => error,
             })
         })
         .with(RateLimit::new(state))
-        .around(|endpoint, mut req| async move {
+        .around(move |endpoint, mut req| async move {
             let started = std::time::Instant::now();
             if let Err(error) = cap_body(&mut req) {
                 let response = error.as_response();
@@ -93,6 +109,7 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
                 crate::telemetry::request("unrouted", req.method(), status, started.elapsed());
                 return Ok(response);
             }
+            let late = body_deadline(&mut req, body_timeout);
             let request_id = uuid::Uuid::new_v4().to_string();
             let method = req.method().clone();
             let path = req.uri().path().to_string();
@@ -108,6 +125,9 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
                     (into_json_response(error), route)
                 }
             };
+            if late.as_ref().is_some_and(|late| late.load(Ordering::Relaxed)) {
+                response = body_too_late(body_timeout);
+            }
             if response.status() == StatusCode::NOT_FOUND && response.content_type().is_none() {
                 response = into_json_response(poem::error::NotFoundError.into());
             }
@@ -193,4 +213,66 @@ async fn read_json_body(req: &mut poem::Request) -> Result<Option<bytes::Bytes>,
     }
     req.set_body(body.clone());
     Ok(Some(body))
+}
+
+/// Holds a request's body to the body timeout, counted from the end of its headers (a body
+/// trickled a byte at a time must not hold a connection and a handler for ever; the headers'
+/// own deadline is `connections.rs`'s). Past it, reading the body fails and the returned flag
+/// is set, so the answer becomes `body_too_late`'s. `None` for a request without a body.
+fn body_deadline(req: &mut poem::Request, timeout: Duration) -> Option<Arc<AtomicBool>> {
+    let announced = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let streamed = req.headers().contains_key(header::TRANSFER_ENCODING);
+    if !streamed && announced.unwrap_or(0) == 0 {
+        return None;
+    }
+    let late = Arc::new(AtomicBool::new(false));
+    let body = Deadline {
+        inner: req.take_body().into_async_read(),
+        deadline: Box::pin(tokio::time::sleep(timeout)),
+        late: late.clone(),
+    };
+    req.set_body(poem::Body::from_async_read(body));
+    Some(late)
+}
+
+/// 408 with `Connection: close`: the client is told, and the connection (whose body is still
+/// arriving) is not reused.
+fn body_too_late(timeout: Duration) -> Response {
+    let mut response = ApiError::with_status(
+        408,
+        format!(
+            "The request body did not arrive within {} seconds",
+            timeout.as_secs()
+        ),
+    )
+    .as_response();
+    response.headers_mut().insert(
+        header::CONNECTION,
+        poem::http::HeaderValue::from_static("close"),
+    );
+    response
+}
+
+struct Deadline<R> {
+    inner: R,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    late: Arc<AtomicBool>,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for Deadline<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if std::future::Future::poll(self.deadline.as_mut(), cx).is_ready() {
+            self.late.store(true, Ordering::Relaxed);
+            return Poll::Ready(Err(std::io::ErrorKind::TimedOut.into()));
+        }
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
 }

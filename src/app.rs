@@ -13,16 +13,12 @@ use crate::{
     },
 };
 use entity::settings as settings_table;
-use poem::{
-    listener::{Acceptor, Listener, TcpAcceptor, TcpListener},
-    Server,
-};
 use sea_orm::{sea_query::OnConflict, ActiveValue::Set, EntityTrait};
 use std::{sync::Arc, time::Duration};
 
 pub struct Application {
     state: AppState,
-    acceptor: Option<TcpAcceptor>,
+    listener: Option<tokio::net::TcpListener>,
     port: u16,
 }
 
@@ -64,16 +60,10 @@ impl Application {
             None => stored_jwt_secret(&db).await?,
         };
 
-        let (acceptor, port) = if settings.runs_api() {
-            let acceptor = TcpListener::bind(settings.listen.clone())
-                .into_acceptor()
-                .await?;
-            let port = acceptor
-                .local_addr()
-                .first()
-                .and_then(|a| a.as_socket_addr().map(|s| s.port()))
-                .unwrap_or_default();
-            (Some(acceptor), port)
+        let (listener, port) = if settings.runs_api() {
+            let listener = tokio::net::TcpListener::bind(settings.listen.as_str()).await?;
+            let port = listener.local_addr()?.port();
+            (Some(listener), port)
         } else {
             (None, 0)
         };
@@ -100,7 +90,7 @@ impl Application {
         );
         Ok(Self {
             state,
-            acceptor,
+            listener,
             port,
         })
     }
@@ -128,11 +118,11 @@ impl Application {
         } else {
             None
         };
-        match self.acceptor {
-            Some(acceptor) => {
+        match self.listener {
+            Some(listener) => {
                 let routes = crate::api::routes(&self.state);
-                Server::new_with_acceptor(acceptor)
-                    .run_with_graceful_shutdown(routes, stop, Some(Duration::from_secs(10)))
+                let limits = crate::connections::Limits::from_settings(&self.state.settings);
+                crate::connections::serve(listener, routes, limits, stop, Duration::from_secs(10))
                     .await?;
             }
             None => stop.await,
@@ -179,8 +169,10 @@ pub fn assemble(core: Core, writers: Db, lanes: usize) -> AppState {
     let boards = Arc::new(crate::leaderboards::boards::BoardCache::default());
     let config = Arc::new(crate::config::service::ConfigCache::default());
     let keys = Arc::new(KeyCache::default());
+    let sessions = Arc::new(crate::auth::sessions::SessionCache::default());
     for cache in [
         keys.clone() as Arc<dyn Cached>,
+        sessions.clone(),
         ingest.schemas.clone(),
         boards.clone(),
         config.clone(),
@@ -188,6 +180,10 @@ pub fn assemble(core: Core, writers: Db, lanes: usize) -> AppState {
         hot.changes.follow(cache);
     }
     let mut parts = Parts::default();
+    parts.insert(sessions);
+    parts.insert(Arc::new(crate::auth::password::Hashing::from_settings(
+        &settings,
+    )));
     parts.insert(ingest);
     parts.insert(Arc::new(scores));
     parts.insert(boards);

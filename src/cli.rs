@@ -201,6 +201,47 @@ pub struct Settings {
     #[arg(long, env = "PLAYTRACE_DASHBOARD_DIR")]
     pub dashboard_dir: Option<std::path::PathBuf>,
 
+    /// Seconds a client has to send a request's headers: from the moment the connection opens,
+    /// or from the first byte of a later request on a kept-alive connection. A connection that
+    /// is still sending its headers then is closed (slow-header clients such as Slowloris).
+    #[arg(long, env = "PLAYTRACE_HEADER_TIMEOUT_SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout_secs: u64,
+
+    /// Seconds a client has to send a request's whole body, counted from the end of its
+    /// headers. Late bodies are answered 408 and the connection is closed (bodies trickled a
+    /// byte at a time).
+    #[arg(long, env = "PLAYTRACE_BODY_TIMEOUT_SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub body_timeout_secs: u64,
+
+    /// Seconds a kept-alive connection may wait idle for its next request before the node
+    /// closes it. Keep it above the idle timeout of the proxy's upstream connections, so the
+    /// proxy closes first and never sends on a connection the node is closing.
+    #[arg(long, env = "PLAYTRACE_KEEP_ALIVE_TIMEOUT_SECS", default_value_t = 75,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub keep_alive_timeout_secs: u64,
+
+    /// Open client connections (WebSocket feeds included) this node holds at most; one more
+    /// is answered 503 with `Retry-After` and closed. Keep it below the process's open-file
+    /// limit (`ulimit -n`) minus the database and Redis connections.
+    #[arg(long, env = "PLAYTRACE_MAX_CONNECTIONS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_connections: u32,
+
+    /// Password hashes (argon2id: sign-ins, registrations, resets) computed at once on this
+    /// node. Unset: half the cores, at least one, so sign-ins never take every core from the
+    /// game routes.
+    #[arg(long, env = "PLAYTRACE_PASSWORD_HASH_WORKERS",
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub password_hash_workers: Option<u32>,
+
+    /// Password hashes that may wait for a worker; one more sign-in, registration or reset is
+    /// answered 503 with `Retry-After` at once, before it touches the database.
+    #[arg(long, env = "PLAYTRACE_PASSWORD_HASH_QUEUE", default_value_t = 32,
+          value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub password_hash_queue: u32,
+
     /// Bearer token `GET /metrics` requires (`Authorization: Bearer <token>`), compared in
     /// constant time. Unset means the metrics are open to whoever reaches the node: keep the
     /// route off the public internet (at the proxy) or set a token.

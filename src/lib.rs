@@ -13,6 +13,7 @@ pub mod auth;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod connections;
 pub mod cors;
 pub mod dashboard;
 pub mod error;

@@ -60,6 +60,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         setToken(next);
       },
       signOut() {
+        // Revoke the token on the server too (every session of the account ends), so a
+        // copy of it left in this browser or elsewhere stops working. The answer is not
+        // awaited: signing out here never waits for the network.
+        if (token) {
+          void api
+            .POST('/v1/auth/logout', { headers: { Authorization: `Bearer ${token}` } })
+            .catch(() => undefined);
+        }
         storeToken(null);
         setToken(null);
         setMe(null);

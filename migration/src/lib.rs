@@ -15,6 +15,9 @@ mod m20261125_000011_create_player_data_audit;
 mod m20261125_000012_add_game_retention_days;
 mod m20261125_000013_create_analytics_aggregates;
 mod m20261125_000014_add_game_event_quota;
+mod m20261126_000015_create_sign_in_failures;
+mod m20261126_000016_add_user_token_generation;
+mod m20261126_000017_add_user_reset_mailed_at;
 
 pub struct Migrator;
 
@@ -36,6 +39,9 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000012_add_game_retention_days::Migration),
             Box::new(m20261125_000013_create_analytics_aggregates::Migration),
             Box::new(m20261125_000014_add_game_event_quota::Migration),
+            Box::new(m20261126_000015_create_sign_in_failures::Migration),
+            Box::new(m20261126_000016_add_user_token_generation::Migration),
+            Box::new(m20261126_000017_add_user_reset_mailed_at::Migration),
         ]
     }
 }

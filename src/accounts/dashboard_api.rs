@@ -76,9 +76,12 @@ pub enum Accepted {
 
 pub const BACKEND_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-fn answer(state: &AppState, user: &entity::users::Model) -> Result<AuthAnswer, ApiError> {
+async fn answer(state: &AppState, user: &entity::users::Model) -> Result<AuthAnswer, ApiError> {
+    let generation = crate::auth::sessions::current_generation(&state.db, user.id)
+        .await?
+        .unwrap_or_default();
     Ok(AuthAnswer {
-        token: state.jwt.issue(user.id, state.now())?,
+        token: state.jwt.issue(user.id, generation, state.now())?,
         user: UserSummary {
             id: user.id.to_string(),
             email: user.email.clone(),
@@ -96,17 +99,27 @@ impl AuthApi {
     async fn register(&self, body: Json<Credentials>) -> poem::Result<Registered> {
         let email = Email::parse(&body.email)?;
         let user = service::register(&self.state, email, body.0.password).await?;
-        Ok(Registered::Created(Json(answer(&self.state, &user)?)))
+        Ok(Registered::Created(Json(answer(&self.state, &user).await?)))
     }
 
-    /// Log in with e-mail and password. Five wrong passwords in a row lock the account for
-    /// 15 minutes (403 `ACCOUNT_LOCKED`); invited accounts must set a password first
-    /// (403 `ACCOUNT_PENDING`).
+    /// Log in with e-mail and password. Five failures for an address (with an account or
+    /// not), each within 15 minutes of the last, lock it for 15 minutes: 403 `ACCOUNT_LOCKED`
+    /// for any password; a password reset unlocks it at once. An invited account without a
+    /// password answers a guess like an unknown address (401); its invitation token given as
+    /// the password answers 403 `ACCOUNT_PENDING` (set a password through the link).
     #[oai(path = "/login", method = "post", operation_id = "login")]
     async fn login(&self, body: Json<Credentials>) -> poem::Result<Json<AuthAnswer>> {
         let Credentials { email, password } = body.0;
         let user = service::login(&self.state, &email, password).await?;
-        Ok(Json(answer(&self.state, &user)?))
+        Ok(Json(answer(&self.state, &user).await?))
+    }
+
+    /// Sign out: revokes every dashboard token of the caller, on every device (a token in
+    /// another tab or browser stops working too). The next sign-in issues a new one.
+    #[oai(path = "/logout", method = "post", operation_id = "logout")]
+    async fn logout(&self, auth: BearerAuth) -> poem::Result<crate::http::NoContent> {
+        service::revoke_sessions(&self.state, auth.0).await?;
+        Ok(crate::http::NoContent::Done)
     }
 
     /// The account the bearer token belongs to.
@@ -123,7 +136,8 @@ impl AuthApi {
     }
 
     /// Ask for a password-reset e-mail. The answer is the same whether or not the address
-    /// has an account.
+    /// has an account, and whether or not a mail goes out: an account gets at most one every
+    /// 5 minutes.
     #[oai(
         path = "/forgot-password",
         method = "post",

@@ -19,7 +19,20 @@ use uuid::Uuid;
 pub const MAX_FAILED_LOGINS: i32 = 5;
 pub const LOCKOUT_MINUTES: i64 = 15;
 pub const RESET_TOKEN_MINUTES: i64 = 60;
+/// At most one reset e-mail per account in this many minutes.
+pub const RESET_MAIL_INTERVAL_MINUTES: i64 = 5;
 pub const INVITATION_TOKEN_DAYS: i64 = 7;
+
+/// The node's password-hashing pool (`auth::password::Hashing`).
+fn hashing(state: &AppState) -> &password::Hashing {
+    state.part::<std::sync::Arc<password::Hashing>>()
+}
+
+/// A place in the hashing pool, taken before anything else a request does, so a refused one
+/// (503) costs nothing.
+fn admit(state: &AppState) -> Result<password::Ticket, AccountError> {
+    hashing(state).admit().map_err(AccountError::Password)
+}
 
 /// A syntactically plausible e-mail address, lower-cased.
 #[derive(Debug, Clone)]
@@ -74,13 +87,15 @@ pub async fn register(
     password_text: String,
 ) -> Result<users::Model, AccountError> {
     password::check_strength(&password_text).map_err(AccountError::Password)?;
+    let ticket = admit(state)?;
     if state.settings.registration == Registration::Closed && admin_exists(&state.db).await? {
         return Err(AccountError::RegistrationClosed);
     }
     if find_by_email(&state.db, &email).await?.is_some() {
         return Err(AccountError::EmailTaken);
     }
-    let hash = password::hash(password_text)
+    let hash = ticket
+        .hash(password_text)
         .await
         .map_err(AccountError::Password)?;
     let id = Uuid::now_v7();
@@ -136,70 +151,177 @@ async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, AccountError> {
     Ok(claimed == 1)
 }
 
-/// Checks credentials. Unknown e-mails run a dummy verify, so timing and message are the same
-/// as for a wrong password.
+/// Checks credentials. Every attempt costs the same and answers alike whatever is behind the
+/// address (an account, an invitation, nothing), unless it proves to be its owner's:
+/// - exactly one argon2 verification runs, against a dummy hash when there is no password;
+/// - failures are counted per address (`sign_in_failures`), with or without an account, and
+///   five within 15 minutes of each other lock the address for 15 minutes: 403
+///   `ACCOUNT_LOCKED` for any password, so the lock neither reveals an account nor confirms a
+///   guessed password;
+/// - a pending account (invited, no password yet) answers a wrong password like nobody's;
+///   only its invitation or reset token given as the password answers 403 `ACCOUNT_PENDING`.
 pub async fn login(
     state: &AppState,
     email: &str,
     password_text: String,
 ) -> Result<users::Model, AccountError> {
+    let ticket = admit(state)?;
     let now = state.now();
+    let address = address_key(email);
     let user = match Email::parse(email) {
         Ok(email) => find_by_email(&state.db, &email).await?,
         Err(_) => None,
     };
-    let Some(user) = user else {
-        verify(password_text, None).await?;
-        return Err(AccountError::WrongCredentials);
-    };
-    if user.locked_until.is_some_and(|until| until > now) {
+    if locked_until(&state.db, &address)
+        .await?
+        .is_some_and(|until| until > now)
+    {
+        verify(ticket, password_text, None).await?;
         return Err(AccountError::Locked);
     }
-    if AccountStatus::stored(&user.status)? == AccountStatus::Pending {
-        verify(password_text, None).await?;
-        return Err(AccountError::Pending);
-    }
-    if verify(password_text, user.password_hash.clone()).await? {
-        if user.failed_logins != 0 || user.locked_until.is_some() {
-            let mut active: users::ActiveModel = user.clone().into();
-            active.failed_logins = Set(0);
-            active.locked_until = Set(None);
-            sea_orm::ActiveModelTrait::update(active, &state.db).await?;
+    let stored = user
+        .as_ref()
+        .filter(|user| AccountStatus::stored(&user.status).ok() == Some(AccountStatus::Active))
+        .and_then(|user| user.password_hash.clone());
+    let token_hash = sha256_hex(password_text.trim());
+    if verify(ticket, password_text, stored).await? {
+        if let Some(user) = user {
+            clear_failures(&state.db, &address).await?;
+            return Ok(user);
         }
-        return Ok(user);
     }
-    if record_failure(&state.db, user.id, now).await? {
+    // Looked up for every failure, with an account or not, so that it costs the same.
+    let user_id = user.as_ref().map_or(Uuid::nil(), |user| user.id);
+    let proves_invitation = holds_token(&state.db, user_id, &token_hash, now).await?;
+    if let Some(user) = &user {
+        if AccountStatus::stored(&user.status)? == AccountStatus::Pending && proves_invitation {
+            return Err(AccountError::Pending);
+        }
+    }
+    if record_failure(&state.db, &address, now).await? {
         return Err(AccountError::Locked);
     }
     Err(AccountError::WrongCredentials)
 }
 
-async fn verify(password_text: String, stored: Option<String>) -> Result<bool, AccountError> {
-    password::verify(password_text, stored)
+async fn verify(
+    ticket: password::Ticket,
+    password_text: String,
+    stored: Option<String>,
+) -> Result<bool, AccountError> {
+    ticket
+        .verify(password_text, stored)
         .await
         .map_err(AccountError::Password)
 }
 
-/// Counts one failed login in a single statement (no lost updates under concurrent attempts)
-/// and locks the account when the count reaches the limit. True when this failure locked it.
-async fn record_failure(db: &Db, user_id: Uuid, now: DateTime<Utc>) -> Result<bool, AccountError> {
-    let locked_until = now + Duration::minutes(LOCKOUT_MINUTES);
+/// The key failures are counted under: the SHA-256 of the address as it is matched
+/// (lower-cased, trimmed), so the table holds no guessed addresses in clear.
+fn address_key(email: &str) -> String {
+    sha256_hex(email.trim().to_lowercase().as_str())
+}
+
+async fn locked_until(db: &Db, address: &str) -> Result<Option<DateTime<Utc>>, AccountError> {
+    let backend = db.get_database_backend();
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            backend,
+            "SELECT locked_until FROM sign_in_failures WHERE email_hash = $1",
+            [address.into()],
+        ))
+        .await?;
+    Ok(match row {
+        Some(row) => row.try_get::<Option<DateTime<Utc>>>("", "locked_until")?,
+        None => None,
+    })
+}
+
+/// True when `token_hash` is the hash of an unused, unexpired invitation or reset token of `user_id`:
+/// proof of the mailbox, for a pending account that has no password yet.
+async fn holds_token(
+    db: &Db,
+    user_id: Uuid,
+    token_hash: &str,
+    now: DateTime<Utc>,
+) -> Result<bool, AccountError> {
+    Ok(
+        password_reset_tokens::Entity::find_by_id(token_hash.to_string())
+            .filter(password_reset_tokens::Column::UserId.eq(user_id))
+            .filter(password_reset_tokens::Column::UsedAt.is_null())
+            .filter(password_reset_tokens::Column::ExpiresAt.gt(now))
+            .one(db)
+            .await?
+            .is_some(),
+    )
+}
+
+async fn clear_failures(db: &Db, address: &str) -> Result<(), AccountError> {
     let backend = db.get_database_backend();
     db.execute_raw(Statement::from_sql_and_values(
         backend,
-        "UPDATE users SET \
-           locked_until = CASE WHEN failed_logins + 1 >= $1 THEN $2 ELSE locked_until END, \
-           failed_logins = CASE WHEN failed_logins + 1 >= $1 THEN 0 ELSE failed_logins + 1 END \
-         WHERE id = $3",
-        [
-            MAX_FAILED_LOGINS.into(),
-            locked_until.into(),
-            user_id.into(),
-        ],
+        "DELETE FROM sign_in_failures WHERE email_hash = $1",
+        [address.into()],
     ))
     .await?;
-    let user = find(db, user_id).await?;
-    Ok(user.is_some_and(|u| u.locked_until.is_some_and(|until| until > now)))
+    Ok(())
+}
+
+/// Counts one failed sign-in for `address` in a single statement (no lost updates under
+/// concurrent attempts): a failure more than 15 minutes after the previous one starts the count
+/// again, and the fifth locks the address for 15 minutes. True when this failure locked it.
+async fn record_failure(db: &Db, address: &str, now: DateTime<Utc>) -> Result<bool, AccountError> {
+    let locked_until = now + Duration::minutes(LOCKOUT_MINUTES);
+    let stale = now - Duration::minutes(LOCKOUT_MINUTES);
+    let backend = db.get_database_backend();
+    let count = "CASE WHEN sign_in_failures.last_failed_at <= $4 THEN 1 \
+                 ELSE sign_in_failures.failures + 1 END";
+    let sql = format!(
+        "INSERT INTO sign_in_failures (email_hash, failures, last_failed_at, locked_until) \
+         VALUES ($1, 1, $2, NULL) \
+         ON CONFLICT (email_hash) DO UPDATE SET \
+           locked_until = CASE WHEN {count} >= $5 THEN $3 ELSE sign_in_failures.locked_until END, \
+           failures = CASE WHEN {count} >= $5 THEN 0 ELSE {count} END, \
+           last_failed_at = $2 \
+         RETURNING locked_until"
+    );
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            backend,
+            sql,
+            [
+                address.into(),
+                now.into(),
+                locked_until.into(),
+                stale.into(),
+                MAX_FAILED_LOGINS.into(),
+            ],
+        ))
+        .await?;
+    let locked = match row {
+        Some(row) => row.try_get::<Option<DateTime<Utc>>>("", "locked_until")?,
+        None => None,
+    };
+    Ok(locked.is_some_and(|until| until > now))
+}
+
+/// Forgets the failures that no longer count (the last one more than 15 minutes ago, and
+/// any lock over), so guesses at many addresses do not pile up rows; the worker runs it hourly.
+pub async fn forget_old_sign_in_failures(state: &AppState) -> Result<(), AccountError> {
+    let now = state.now();
+    let backend = state.db.get_database_backend();
+    state
+        .db
+        .execute_raw(Statement::from_sql_and_values(
+            backend,
+            "DELETE FROM sign_in_failures WHERE last_failed_at <= $1 \
+             AND (locked_until IS NULL OR locked_until <= $2)",
+            [
+                (now - Duration::minutes(LOCKOUT_MINUTES)).into(),
+                now.into(),
+            ],
+        ))
+        .await?;
+    Ok(())
 }
 
 /// Creates a single-use reset token for `user_id`, valid for `lifetime`, and returns the raw
@@ -223,7 +345,32 @@ pub async fn create_reset_token(
     Ok(token)
 }
 
-/// Sends a reset e-mail if the address has an account. Runs in the background so the
+/// Claims the user's reset e-mail for now, in one conditional update: false when one went out
+/// in the last `RESET_MAIL_INTERVAL_MINUTES`, so nobody can fill an inbox by asking again and
+/// again, even all at once (the answer is the same 202 either way).
+async fn claim_reset_mail(
+    db: &Db,
+    user_id: Uuid,
+    now: DateTime<Utc>,
+) -> Result<bool, AccountError> {
+    let backend = db.get_database_backend();
+    let claimed = db
+        .execute_raw(Statement::from_sql_and_values(
+            backend,
+            "UPDATE users SET reset_mailed_at = $1 \
+             WHERE id = $2 AND (reset_mailed_at IS NULL OR reset_mailed_at <= $3)",
+            [
+                now.into(),
+                user_id.into(),
+                (now - Duration::minutes(RESET_MAIL_INTERVAL_MINUTES)).into(),
+            ],
+        ))
+        .await?;
+    Ok(claimed.rows_affected() == 1)
+}
+
+/// Sends a reset e-mail if the address has an account, at most one every
+/// `RESET_MAIL_INTERVAL_MINUTES`. Runs in the background so the
 /// answer looks and times the same either way.
 pub fn forgot_password(state: &AppState, email: &str) {
     let Ok(email) = Email::parse(email) else {
@@ -234,6 +381,10 @@ pub fn forgot_password(state: &AppState, email: &str) {
         let result: Result<(), AccountError> = async {
             let Some(user) = find_by_email(&state.db, &email).await? else { return Ok(()) };
             let now = state.now();
+            if !claim_reset_mail(&state.db, user.id, now).await? {
+                tracing::info!("a reset e-mail went to this address less than 5 minutes ago; not sending another");
+                return Ok(());
+            }
             let token = create_reset_token(&state.db, user.id, now, Duration::minutes(RESET_TOKEN_MINUTES)).await?;
             let link = format!("{}/reset-password?token={token}", state.public_url);
             let body = format!(
@@ -261,6 +412,8 @@ pub async fn reset_password(
     new_password: String,
 ) -> Result<(), AccountError> {
     password::check_strength(&new_password).map_err(AccountError::Password)?;
+    // Before the token is consumed: a refusal must not cost the user their token.
+    let ticket = admit(state)?;
     let now = state.now();
     let invalid = || AccountError::InvalidResetToken;
     let hash = sha256_hex(token.trim());
@@ -283,7 +436,8 @@ pub async fn reset_password(
     if consumed.rows_affected != 1 {
         return Err(invalid());
     }
-    let password_hash = password::hash(new_password)
+    let password_hash = ticket
+        .hash(new_password)
         .await
         .map_err(AccountError::Password)?;
     users::Entity::update_many()
@@ -306,6 +460,24 @@ pub async fn reset_password(
         .filter(users::Column::Id.eq(stored.user_id))
         .exec(&state.db)
         .await?;
+    // The reset e-mail is how an owner locked out by someone else's guesses gets back in.
+    if let Some(user) = find(&state.db, stored.user_id).await? {
+        clear_failures(&state.db, &address_key(&user.email)).await?;
+    }
+    // Whoever held a session (a stolen laptop, a leaked token) is signed out with the old
+    // password.
+    revoke_sessions(state, stored.user_id).await?;
+    Ok(())
+}
+
+/// Revokes every dashboard token of the user, on every node before this returns.
+pub async fn revoke_sessions(state: &AppState, user_id: Uuid) -> Result<(), AccountError> {
+    crate::auth::sessions::revoke_all(&state.db, user_id).await?;
+    // Caches forget by id what they hold about it: announced under the user's id, the change
+    // reaches the session caches (no game has this id).
+    if let Err(error) = state.hot.changes.announce(user_id).await {
+        tracing::warn!(error = %error, "announcing revoked sessions failed; other nodes follow within 2 s");
+    }
     Ok(())
 }
 

@@ -1,5 +1,6 @@
 //! Dashboard tokens: HS256 only (the algorithm is pinned, `none` and every other one refused),
-//! `sub` = user id, valid 7 days, expiry checked against the injected clock.
+//! `sub` = user id, valid 7 days, expiry checked against the injected clock; `gen` = the
+//! user's token generation when issued (`auth::sessions`: a reset or logout revokes it).
 use crate::error::ApiError;
 use chrono::{DateTime, Duration, Utc};
 use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};
@@ -13,6 +14,10 @@ pub struct Claims {
     pub sub: Uuid,
     pub iat: i64,
     pub exp: i64,
+    /// The user's token generation when issued; tokens issued before generations existed
+    /// carry none and count as generation 0.
+    #[serde(default)]
+    pub gen: i64,
 }
 
 pub struct JwtKeys {
@@ -37,22 +42,29 @@ impl JwtKeys {
         }
     }
 
-    pub fn issue(&self, user_id: Uuid, now: DateTime<Utc>) -> Result<String, ApiError> {
+    pub fn issue(
+        &self,
+        user_id: Uuid,
+        generation: i64,
+        now: DateTime<Utc>,
+    ) -> Result<String, ApiError> {
         let claims = Claims {
             sub: user_id,
+            gen: generation,
             iat: now.timestamp(),
             exp: (now + Duration::days(TOKEN_LIFETIME_DAYS)).timestamp(),
         };
         encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(ApiError::internal)
     }
 
-    /// The user id of a valid, unexpired token; a 401 with the reason otherwise.
-    pub fn verify(&self, token: &str, now: DateTime<Utc>) -> Result<Uuid, ApiError> {
+    /// The user id and token generation of a valid, unexpired token; a 401 with the reason
+    /// otherwise. Whether the generation is still current is `auth::sessions`'s to say.
+    pub fn verify(&self, token: &str, now: DateTime<Utc>) -> Result<(Uuid, i64), ApiError> {
         let data = decode::<Claims>(token, &self.decoding, &self.validation)
             .map_err(|_| ApiError::unauthorized("Invalid token"))?;
         if data.claims.exp <= now.timestamp() {
             return Err(ApiError::unauthorized("Token expired"));
         }
-        Ok(data.claims.sub)
+        Ok((data.claims.sub, data.claims.gen))
     }
 }

@@ -5,6 +5,7 @@ pub mod jwt;
 pub mod password;
 pub mod player_token;
 pub mod schemes;
+pub mod sessions;
 
 pub use schemes::{ApiKeyAuth, BearerAuth, Identity};
 

@@ -133,7 +133,7 @@ mod tests {
         assert!(tokens.verify(&token, now + PLAYER_TOKEN_LIFETIME).is_err());
         // A dashboard token (same node secret) is not a player token.
         let dashboard = crate::auth::jwt::JwtKeys::new(b"secret")
-            .issue(Uuid::new_v4(), now)
+            .issue(Uuid::new_v4(), 0, now)
             .unwrap();
         assert!(tokens.verify(&dashboard, now).is_err());
         // Nor is a player token signed by another node secret.

@@ -14,6 +14,10 @@ use uuid::Uuid;
 
 pub const API_KEY_HEADER: &str = "x-game-api-key";
 
+/// The one route that takes a dashboard token as `?access_token=` (the WebSocket feed:
+/// browsers cannot give a WebSocket a header).
+pub const QUERY_TOKEN_PATH: &str = "/v1/activity/stream";
+
 /// Who the caller of one request is, as far as the credentials it sent tell.
 #[derive(Debug, Clone)]
 pub enum Identity {

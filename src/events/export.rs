@@ -174,15 +174,15 @@ fn csv_rows(rows: &[events::Model]) -> std::io::Result<Bytes> {
                 row.id.to_string(),
                 timestamp(row.occurred_at),
                 timestamp(row.received_at),
-                row.event_name.clone(),
-                row.event_id.clone().unwrap_or_default(),
-                row.player_id.clone().unwrap_or_default(),
-                row.session_id.clone(),
-                row.environment.clone(),
+                spreadsheet_safe(&row.event_name),
+                spreadsheet_safe(row.event_id.as_deref().unwrap_or_default()),
+                spreadsheet_safe(row.player_id.as_deref().unwrap_or_default()),
+                spreadsheet_safe(&row.session_id),
+                spreadsheet_safe(&row.environment),
                 row.revenue_amount
                     .map(|amount| amount.to_string())
                     .unwrap_or_default(),
-                row.log_level.clone().unwrap_or_default(),
+                spreadsheet_safe(row.log_level.as_deref().unwrap_or_default()),
                 row.properties.to_string(),
             ])
             .map_err(std::io::Error::other)?;
@@ -191,6 +191,19 @@ fn csv_rows(rows: &[events::Model]) -> std::io::Result<Bytes> {
         .into_inner()
         .map_err(|error| std::io::Error::other(error.to_string()))?;
     Ok(Bytes::from(bytes))
+}
+
+/// A text cell as a spreadsheet may open it: one that starts with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return would run as a formula (OWASP "CSV Injection": `=HYPERLINK(...)`,
+/// `=cmd|...`), so it gets a single quote in front, which spreadsheets show as text. Text
+/// sent by game clients (names, ids) reaches these cells; numbers (`revenue_amount`) are
+/// written as numbers and the properties cell is a JSON object, so neither needs it.
+fn spreadsheet_safe(text: &str) -> String {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    }
 }
 
 /// `body` gzipped as it streams.

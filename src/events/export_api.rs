@@ -96,7 +96,9 @@ pub enum Exported {
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Events")]
 impl EventsExportApi {
     /// Download the game's raw events (any member), oldest first, as NDJSON (one JSON object
-    /// per line, default) or CSV (a header row; `properties` as JSON text). Streams at any
+    /// per line, default) or CSV (a header row; `properties` as JSON text; a text cell that a
+    /// spreadsheet would run as a formula, starting with `=`, `+`, `-`, `@`, tab or CR, gets a
+    /// leading `'`). Streams at any
     /// size. `from` (inclusive) and `to` (exclusive) by `occurred_at`: RFC 3339 times or
     /// `YYYY-MM-DD` days (a `to` day is included); default: every event. Repeat `event_name`
     /// for several names (at most 20). With `Accept-Encoding: gzip` the body is gzip-encoded for

@@ -5,7 +5,8 @@
 //! - every API route: 429 (rate limit), 500 and 503 (storage unavailable, retry);
 //! - a security scheme: 401 (missing, invalid or expired credentials) and 403 (not a member or
 //!   not the role; a player token for another player; a banned player; reads switched off);
-//! - a JSON body: 400 (the field at fault), 413 (over the cap) and 415 (not JSON);
+//! - a JSON body: 400 (the field at fault), 408 (not received within the body timeout), 413
+//!   (over the cap) and 415 (not JSON);
 //! - path or query parameters: 400 (malformed); path ids: 404 (unknown to this game);
 //! - a few operations more, by operation id (`EXTRA`).
 //!
@@ -89,7 +90,7 @@ pub fn statuses(path: &str, operation: &Map<String, Value>) -> Vec<u16> {
         statuses.extend([401, 403]);
     }
     if operation.contains_key("requestBody") {
-        statuses.extend([400, 413, 415]);
+        statuses.extend([400, 408, 413, 415]);
     }
     let parameters = operation
         .get("parameters")
@@ -115,12 +116,13 @@ fn response(status: u16) -> Value {
         401 => "Missing, invalid or expired credentials.",
         403 => "Not allowed for these credentials (`code` on a locked or pending account).",
         404 => "Not found (or not visible to these credentials).",
+        408 => "The body did not arrive within the node's body timeout; the connection is closed.",
         409 => "Conflicts with what is stored (`version` on a save conflict).",
         413 => "The body is too large (`limit`, and `received` when it was read).",
         415 => "The body must be JSON.",
         429 => "Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`).",
         500 => "An unexpected failure; the cause is in the server's log.",
-        503 => "Storage is temporarily unavailable: retry later.",
+        503 => "Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent.",
         _ => "Error.",
     };
     json!({

@@ -5,6 +5,7 @@ pub mod error_responses;
 pub mod json_text;
 pub mod player_header;
 pub mod schema;
+pub mod text;
 pub mod validation;
 
 use chrono::{DateTime, SecondsFormat, Utc};

@@ -181,7 +181,16 @@ async fn identify(state: &AppState, req: &Request) -> Result<Identity, ApiError>
         .or_else(|| access_token_param(req));
     Ok(match token {
         Some(token) => match state.jwt.verify(&token, state.now()) {
-            Ok(user_id) => Identity::User(user_id),
+            Ok((user_id, generation)) => {
+                let sessions = state.part::<Arc<crate::auth::sessions::SessionCache>>();
+                match sessions.token_generation(&state.db, user_id).await? {
+                    Some(current) if current != generation => {
+                        Identity::BadToken(ApiError::unauthorized("Token revoked"))
+                    }
+                    // A deleted account's token: the route answers that it is gone.
+                    _ => Identity::User(user_id),
+                }
+            }
             Err(error) => Identity::BadToken(error),
         },
         None => Identity::Anonymous,
@@ -210,8 +219,13 @@ fn with_player(state: &AppState, req: &Request, context: Arc<KeyContext>) -> Ide
     }
 }
 
-/// WebSocket clients in browsers cannot set headers, so the stream also takes `?access_token=`.
+/// WebSocket clients in browsers cannot set headers, so the live feed also takes
+/// `?access_token=`; no other route does (a token in a URL ends up in proxy logs, browser
+/// history and `Referer` headers).
 fn access_token_param(req: &Request) -> Option<String> {
+    if req.uri().path() != crate::auth::schemes::QUERY_TOKEN_PATH {
+        return None;
+    }
     let query = req.uri().query()?;
     query.split('&').find_map(|pair| {
         let (name, value) = pair.split_once('=')?;

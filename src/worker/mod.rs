@@ -27,6 +27,12 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
     )
     .await?;
     jobs.every(
+        Duration::from_secs(3600),
+        "purging old sign-in failures failed",
+        |state| async move { crate::accounts::service::forget_old_sign_in_failures(&state).await },
+    )
+    .await?;
+    jobs.every(
         leaderboards::archive::ARCHIVE_EVERY,
         "archiving leaderboard periods failed",
         |state| async move { leaderboards::archive_finished_periods(&state).await },

@@ -7,11 +7,13 @@ mod mail_sink;
 mod pg_template;
 
 mod accounts;
+mod accounts_abuse;
 mod achievements;
 mod alerts;
 mod analytics;
 mod config;
 mod conformance;
+mod connections;
 mod cors;
 mod dashboard;
 mod deployment;
@@ -33,3 +35,4 @@ mod presence;
 mod proxy;
 mod retention;
 mod saves;
+mod text_input;

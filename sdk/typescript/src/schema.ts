@@ -250,7 +250,8 @@ export interface paths {
         put?: never;
         /**
          * Ask for a password-reset e-mail. The answer is the same whether or not the address
-         *     has an account.
+         *     has an account, and whether or not a mail goes out: an account gets at most one every
+         *     5 minutes.
          */
         post: operations["forgotPassword"];
         delete?: never;
@@ -269,11 +270,33 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log in with e-mail and password. Five wrong passwords in a row lock the account for
-         *     15 minutes (403 `ACCOUNT_LOCKED`); invited accounts must set a password first
-         *     (403 `ACCOUNT_PENDING`).
+         * Log in with e-mail and password. Five failures for an address (with an account or
+         *     not), each within 15 minutes of the last, lock it for 15 minutes: 403 `ACCOUNT_LOCKED`
+         *     for any password; a password reset unlocks it at once. An invited account without a
+         *     password answers a guess like an unknown address (401); its invitation token given as
+         *     the password answers 403 `ACCOUNT_PENDING` (set a password through the link).
          */
         post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out: revokes every dashboard token of the caller, on every device (a token in
+         *     another tab or browser stops working too). The next sign-in issues a new one.
+         */
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -663,7 +686,9 @@ export interface paths {
         };
         /**
          * Download the game's raw events (any member), oldest first, as NDJSON (one JSON object
-         *     per line, default) or CSV (a header row; `properties` as JSON text). Streams at any
+         *     per line, default) or CSV (a header row; `properties` as JSON text; a text cell that a
+         *     spreadsheet would run as a formula, starting with `=`, `+`, `-`, `@`, tab or CR, gets a
+         *     leading `'`). Streams at any
          *     size. `from` (inclusive) and `to` (exclusive) by `occurred_at`: RFC 3339 times or
          *     `YYYY-MM-DD` days (a `to` day is included); default: every event. Repeat `event_name`
          *     for several names (at most 20). With `Accept-Encoding: gzip` the body is gzip-encoded for
@@ -2841,7 +2866,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2912,6 +2937,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -2948,7 +2982,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3010,6 +3044,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -3046,7 +3089,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3106,6 +3149,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -3142,7 +3194,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3221,7 +3273,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3297,7 +3349,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3372,7 +3424,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3431,6 +3483,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -3467,7 +3528,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3543,7 +3604,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3627,7 +3688,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3709,7 +3770,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3779,6 +3840,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -3815,7 +3885,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3899,7 +3969,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3983,7 +4053,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4017,6 +4087,15 @@ export interface operations {
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4060,7 +4139,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4119,6 +4198,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -4155,7 +4243,69 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4219,7 +4369,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4262,6 +4412,15 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4314,7 +4473,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4348,6 +4507,15 @@ export interface operations {
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4391,7 +4559,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4481,7 +4649,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4548,7 +4716,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4642,7 +4810,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4706,7 +4874,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4765,6 +4933,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -4801,7 +4978,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4885,7 +5062,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4967,7 +5144,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5037,6 +5214,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -5073,7 +5259,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5157,7 +5343,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5227,6 +5413,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -5272,7 +5467,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5357,7 +5552,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5440,7 +5635,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5511,6 +5706,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -5547,7 +5751,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5631,7 +5835,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5701,6 +5905,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -5737,7 +5950,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5820,7 +6033,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5907,7 +6120,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5991,7 +6204,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6061,6 +6274,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -6097,7 +6319,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6181,7 +6403,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6266,7 +6488,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6347,6 +6569,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -6383,7 +6614,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6466,7 +6697,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6537,6 +6768,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -6573,7 +6813,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6666,7 +6906,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6757,7 +6997,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6857,7 +7097,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6941,7 +7181,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7011,6 +7251,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -7047,7 +7296,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7132,7 +7381,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7215,7 +7464,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7286,6 +7535,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -7322,7 +7580,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7414,7 +7672,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7498,7 +7756,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7568,6 +7826,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -7613,7 +7880,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7698,7 +7965,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7781,7 +8048,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7852,6 +8119,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -7897,7 +8173,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7982,7 +8258,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8075,7 +8351,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8164,7 +8440,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8250,7 +8526,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8334,7 +8610,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8419,7 +8695,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8503,7 +8779,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8573,6 +8849,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -8618,7 +8903,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8710,7 +8995,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8781,6 +9066,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -8826,7 +9120,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8923,7 +9217,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9007,7 +9301,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9092,7 +9386,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9177,7 +9471,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9262,7 +9556,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9348,7 +9642,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9432,7 +9726,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9516,7 +9810,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9578,6 +9872,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -9614,7 +9917,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9708,7 +10011,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9781,6 +10084,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -9817,7 +10129,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9910,7 +10222,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9981,6 +10293,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -10026,7 +10347,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10088,6 +10409,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with what is stored (`version` on a save conflict). */
             409: {
                 headers: {
@@ -10133,7 +10463,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10200,7 +10530,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10281,7 +10611,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10368,7 +10698,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10455,7 +10785,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10543,7 +10873,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10618,6 +10948,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description `version` is not the stored version; nothing was written. */
             409: {
                 headers: {
@@ -10663,7 +11002,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10760,7 +11099,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10823,6 +11162,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -10859,7 +11207,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is temporarily unavailable: retry later. */
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
             503: {
                 headers: {
                     [name: string]: unknown;

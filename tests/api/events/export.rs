@@ -263,3 +263,123 @@ async fn bad_parameters_are_refused_with_a_clear_message() {
         assert_eq!(body["error"], message, "{query}");
     }
 }
+
+#[tokio::test]
+async fn csv_cells_that_a_spreadsheet_would_run_as_formulas_are_neutralised() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let events = json!([
+        { "event_name": "=HYPERLINK(\"http://evil.test\",\"x\")", "session_id": "@SUM(1+1)",
+          "player_id": "+cmd|' /C calc'!A0", "event_id": "-2+3", "client_timestamp": "2026-03-01T10:00:00Z" },
+        { "event_name": "\tfirst", "session_id": "\rsecond", "player_id": "plain-ana",
+          "event_id": "a=b", "client_timestamp": "2026-03-01T11:00:00Z" },
+        { "event_name": "purchase", "session_id": "s", "properties": { "amount": -5 },
+          "client_timestamp": "2026-03-01T12:00:00Z" },
+    ]);
+    assert_eq!(track(&app, &key, events).await.0, 202);
+
+    // Act
+    let (status, _, body) = download(&app, &token, &game_id, "?format=csv", false).await;
+
+    // Assert: a single quote before each such cell (OWASP CSV injection); others unchanged.
+    assert_eq!(status, 200);
+    let mut reader = csv::Reader::from_reader(body.as_slice());
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(&rows[0][3], "'=HYPERLINK(\"http://evil.test\",\"x\")");
+    assert_eq!(&rows[0][4], "'-2+3");
+    assert_eq!(&rows[0][5], "'+cmd|' /C calc'!A0");
+    assert_eq!(&rows[0][6], "'@SUM(1+1)");
+    assert_eq!(&rows[1][3], "'\tfirst");
+    assert_eq!(&rows[1][6], "'\rsecond");
+    assert_eq!(&rows[1][4], "a=b", "only a leading character counts");
+    assert_eq!(&rows[1][5], "plain-ana");
+    assert_eq!(&rows[2][8], "-5", "numbers stay numbers");
+
+    // NDJSON is data, not a spreadsheet: the values as sent.
+    let (_, _, body) = download(&app, &token, &game_id, "", false).await;
+    assert_eq!(lines(&body)[0]["player_id"], "+cmd|' /C calc'!A0");
+}
+
+/// What a client gets from a download: the status (`None`: the connection closed before the
+/// head arrived), and whether the body arrived whole.
+async fn download_outcome(
+    app: &TestApp,
+    token: &str,
+    game_id: &str,
+    query: &str,
+    accept_gzip: bool,
+) -> (Option<u16>, bool) {
+    let mut request = app.dashboard(
+        Method::GET,
+        &format!("/v1/games/{game_id}/events/export{query}"),
+        token,
+    );
+    if accept_gzip {
+        request = request.header("accept-encoding", "gzip");
+    }
+    let Ok(response) = request.send().await else {
+        return (None, false);
+    };
+    let status = response.status().as_u16();
+    (Some(status), response.bytes().await.is_ok())
+}
+
+/// Stores, behind the service's back, a copy of one of the game's events that the export
+/// cannot read back (SQLite: a time that is no time; PostgreSQL: a number beyond any float in
+/// its properties), so the export fails once it reaches it.
+async fn poison_an_event(app: &TestApp, game_id: &str) {
+    use sea_orm::ConnectionTrait;
+    let db = &app.state.db;
+    let (time, properties) = if crate::helpers::services_backend() {
+        ("occurred_at", "'{\"a\": 1e400}'::jsonb")
+    } else {
+        ("'not a time'", "properties")
+    };
+    let sql = format!(
+        "INSERT INTO events (id, game_id, api_key_id, environment, event_name, event_id, \
+         player_id, session_id, actor_id, properties, revenue_amount, log_level, occurred_at, \
+         received_at) \
+         SELECT $1, game_id, api_key_id, environment, 'poison', NULL, player_id, session_id, \
+         actor_id, {properties}, revenue_amount, log_level, {time}, received_at \
+         FROM events WHERE game_id = $2 LIMIT 1"
+    );
+    let game_id = uuid::Uuid::parse_str(game_id).unwrap();
+    let inserted = db
+        .execute_raw(sea_orm::Statement::from_sql_and_values(
+            db.get_database_backend(),
+            sql,
+            [uuid::Uuid::now_v7().into(), game_id.into()],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(inserted.rows_affected(), 1);
+}
+
+#[tokio::test]
+async fn an_export_that_fails_midway_does_not_end_like_a_complete_one() {
+    let app = spawn_app().await;
+    let (token, game_id) = seeded(&app).await;
+    poison_an_event(&app, &game_id).await;
+
+    // Act: the export fails after the answer's head went out.
+    let mut outcomes = Vec::new();
+    for (query, accept_gzip) in [
+        ("", false),
+        ("?format=csv", false),
+        ("?format=csv", true),
+        ("?format=csv&gzip=true", false),
+    ] {
+        let outcome = download_outcome(&app, &token, &game_id, query, accept_gzip).await;
+        outcomes.push((format!("{query} gzip: {accept_gzip}"), outcome));
+    }
+
+    // Assert: the stream is aborted, so the client sees an error, never a complete file (the
+    // head may not even have left: the status is then unknown too).
+    for (query, (status, complete)) in outcomes {
+        assert!(matches!(status, None | Some(200)), "{query}: {status:?}");
+        assert!(
+            !complete,
+            "{query}: the failed export ended like a complete one"
+        );
+    }
+}
