@@ -19,7 +19,7 @@ pub struct PlayerId(String);
 pub enum InvalidPlayerId {
     #[error("player_id must be 1 to 128 characters")]
     Length,
-    #[error("player_id must not contain NUL characters")]
+    #[error("player_id must not contain a NUL character")]
     Nul,
 }
 

@@ -155,7 +155,7 @@ async fn every_player_scoped_route_applies_the_same_player_id_rule() {
         ("x".repeat(129), "player_id must be 1 to 128 characters"),
         (
             "a\u{0}b".to_string(),
-            "player_id must not contain NUL characters",
+            "player_id must not contain a NUL character",
         ),
     ] {
         for (path, (status, body)) in send(refused.clone()).await {
