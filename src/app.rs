@@ -22,6 +22,9 @@ pub struct Application {
     port: u16,
 }
 
+/// The shortest JWT secret a node starts with: 256 bits, as HS256's key (RFC 7518, 3.2).
+pub const MIN_JWT_SECRET_BYTES: usize = 32;
+
 impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
         Self::build_with_clock(settings, Arc::new(SystemClock)).await
@@ -29,6 +32,16 @@ impl Application {
 
     /// Like `build`, with an injected clock (tests move time with it).
     pub async fn build_with_clock(settings: Settings, clock: SharedClock) -> anyhow::Result<Self> {
+        if let Some(secret) = &settings.jwt_secret {
+            if secret.len() < MIN_JWT_SECRET_BYTES {
+                anyhow::bail!(
+                    "PLAYTRACE_JWT_SECRET (--jwt-secret) must be at least {MIN_JWT_SECRET_BYTES} bytes \
+                     ({} given): anyone who guesses it can sign in as any user. Generate one with \
+                     `openssl rand -hex 32`, or leave it unset to have one generated and kept in the database",
+                    secret.len()
+                );
+            }
+        }
         // Process-wide, installed by the first node built; every later one shares it.
         crate::telemetry::install();
         let db = cold::connect(&settings.database_url, settings.db_max_connections).await?;

@@ -177,3 +177,20 @@ async fn json_logs_carry_one_access_line_per_request_without_colour_codes() {
     );
     assert!(access["timestamp"].is_string());
 }
+
+#[tokio::test]
+async fn a_jwt_secret_under_32_bytes_is_refused_at_start() {
+    let backend = Backend::fresh().await;
+    let mut settings = backend.settings();
+    settings.jwt_secret = Some("x".into());
+    let error = match playtrace::app::Application::build(settings.clone()).await {
+        Ok(_) => panic!("a one-character JWT secret was accepted"),
+        Err(error) => error.to_string(),
+    };
+    assert!(
+        error.contains("PLAYTRACE_JWT_SECRET") && error.contains("at least 32 bytes"),
+        "{error}"
+    );
+    settings.jwt_secret = Some("s".repeat(32));
+    assert!(playtrace::app::Application::build(settings).await.is_ok());
+}
