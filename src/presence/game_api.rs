@@ -37,6 +37,9 @@ pub struct SetActivity {
     /// Structured activity data: a JSON object of at most 8 KiB.
     #[oai(nullable)]
     pub details: Option<Value>,
+    /// `details` under the name reads answer with (`data`): send one or the other, not both.
+    #[oai(nullable)]
+    pub data: Option<Value>,
     /// `playing` (default), `waiting` or `idle`.
     #[oai(nullable)]
     pub status: Option<Word<PresenceStatus>>,
@@ -95,7 +98,11 @@ impl PresenceApi {
             session_id: parse_session_id(body.session_id)?,
             status: parse_status(body.status.as_ref().map(|word| word.0.as_str()))?,
             activity: parse_activity(&body.activity)?,
-            data: parse_details(body.details)?,
+            data: parse_details(match (body.details, body.data) {
+                (Some(_), Some(_)) => return Err(PresenceError::DetailsTwice.into()),
+                (details, None) => details,
+                (None, data) => data,
+            })?,
             updated_at: self.state.now(),
         };
         self.state

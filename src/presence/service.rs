@@ -29,6 +29,8 @@ pub enum PresenceError {
     Activity,
     #[error("details must be a JSON object of at most 8 KiB")]
     Details,
+    #[error("details and data are one field under two names: send one of them")]
+    DetailsTwice,
     #[error("status must be one of: playing, waiting, idle")]
     Status,
     #[error("limit must be between 1 and 1000")]
@@ -40,7 +42,7 @@ pub enum PresenceError {
 }
 
 crate::error::answers!(PresenceError as error {
-    400: PlayerId(_) | SessionId | Activity | Details | Status | Limit | Offset,
+    400: PlayerId(_) | SessionId | Activity | Details | DetailsTwice | Status | Limit | Offset,
     404: UnknownPlayer,
 });
 

@@ -74,6 +74,47 @@ async fn a_game_sets_reads_and_clears_a_players_activity() {
 }
 
 #[tokio::test]
+async fn a_write_may_name_the_details_data_as_reads_do_but_not_both() {
+    let app = spawn_app().await;
+    let (_, _, key) = app.game_with_key().await;
+
+    let (status, body) = set_activity(
+        &app,
+        &key,
+        json!({ "player_id": "ana", "activity": "In a match", "data": { "map": "harbor" } }),
+    )
+    .await;
+    assert_eq!((status, body), (200, json!({ "success": true })));
+    let (_, presence) = get(&app, &key, "/v1/presence/ana").await;
+    assert_eq!(presence["data"], json!({ "map": "harbor" }));
+
+    let (status, body) = set_activity(
+        &app,
+        &key,
+        json!({ "player_id": "ana", "activity": "x", "details": { "map": "a" }, "data": { "map": "b" } }),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["error"],
+        "details and data are one field under two names: send one of them"
+    );
+    let (status, body) = set_activity(
+        &app,
+        &key,
+        json!({ "player_id": "ana", "activity": "x", "data": [1] }),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    let (_, presence) = get(&app, &key, "/v1/presence/ana").await;
+    assert_eq!(
+        (presence["activity"].clone(), presence["data"].clone()),
+        (json!("In a match"), json!({ "map": "harbor" })),
+        "refused writes change nothing"
+    );
+}
+
+#[tokio::test]
 async fn a_silent_player_goes_offline_after_ten_minutes_and_is_forgotten_after_a_day() {
     let app = spawn_app().await;
     let (_, _, key) = app.game_with_key().await;

@@ -2400,6 +2400,8 @@ export interface components {
         SetActivity: {
             /** @description What the player is doing, 1 to 256 characters. */
             activity: string;
+            /** @description `details` under the name reads answer with (`data`): send one or the other, not both. */
+            data?: unknown;
             /** @description Structured activity data: a JSON object of at most 8 KiB. */
             details?: unknown;
             /** @description 1 to 128 characters. */
