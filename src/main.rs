@@ -5,6 +5,10 @@ use playtrace::{
 };
 use tracing_subscriber::EnvFilter;
 
+/// The log levels without `RUST_LOG`: INFO, but for the job scheduler's own lines (one per job
+/// at every start, which say nothing an operator acts on).
+const DEFAULT_LOG: &str = "info,tokio_cron_scheduler=warn";
+
 /// mimalloc instead of the system allocator: request handling allocates many small, short-lived
 /// buffers across threads, where glibc's malloc spent a third of the CPU in the read benchmarks.
 #[global_allocator]
@@ -19,7 +23,7 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG));
     match cli.log_format {
         LogFormat::Text => tracing_subscriber::fmt()
             // Colour codes only on a terminal: a log file or collector gets plain text.

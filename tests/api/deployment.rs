@@ -63,6 +63,11 @@ async fn empty_variables_count_as_unset_and_invitation_links_reach_the_log() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     let link = link.expect("the invitation link is logged");
+    let log_text = std::fs::read_to_string(log.path()).unwrap();
+    assert!(
+        !log_text.contains("tokio_cron_scheduler"),
+        "a start logs no line of the job scheduler's own: {log_text}"
+    );
     // ...on the node's own address (an empty PLAYTRACE_PUBLIC_URL is the default), and its
     // token lets the teammate in.
     assert!(link.starts_with(&format!("{base}/")), "{link}");

@@ -43,8 +43,12 @@ impl Server {
             .env("PLAYTRACE_REDIS_PREFIX", &backend.redis_prefix)
             .env("PLAYTRACE_RATE_LIMIT_PER_MINUTE", "100000000")
             .env("PLAYTRACE_DB_MAX_CONNECTIONS", "8")
-            .env("RUST_LOG", if log.is_some() { "info" } else { "error" })
             .envs(env.iter().copied());
+        // A logged run keeps the binary's own default levels (what an operator sees).
+        match log {
+            Some(_) => command.env_remove("RUST_LOG"),
+            None => command.env("RUST_LOG", "error"),
+        };
         match log {
             Some(path) => {
                 let file = std::fs::File::create(path).expect("log file");
