@@ -59,9 +59,12 @@ const NEW_PLAYERS: &str = "INSERT INTO analytics_players \
      CAST(value->>'l' AS BIGINT) FROM {rows} WHERE true \
      ON CONFLICT DO NOTHING RETURNING scope, actor_id, first_day, last_day";
 
+// The batch's rows come first (CROSS JOIN keeps that order on SQLite), so each looks its
+// stored row up by key: SQLite cannot look rows up by the JSON values of an inner loop, and
+// scanned the game's rows once per batch row otherwise.
 const KNOWN_PLAYERS: &str = "SELECT p.scope, p.actor_id, p.first_day, p.last_day \
-     FROM analytics_players p JOIN {rows} ON p.scope = value->>'s' AND p.actor_id = value->>'a' \
-     WHERE p.game_id = $1 ORDER BY p.scope, p.actor_id{lock}";
+     FROM {rows} CROSS JOIN analytics_players p WHERE p.game_id = $1 \
+     AND p.scope = value->>'s' AND p.actor_id = value->>'a' ORDER BY p.scope, p.actor_id{lock}";
 
 const SET_PLAYERS: &str = "INSERT INTO analytics_players \
      (game_id, scope, actor_id, first_day, last_day) \
@@ -71,9 +74,9 @@ const SET_PLAYERS: &str = "INSERT INTO analytics_players \
      first_day = excluded.first_day, last_day = excluded.last_day";
 
 const PLAYER_DAYS: &str = "SELECT d.scope, d.actor_id, d.day, CAST(0 AS BIGINT) \
-     FROM analytics_player_days d JOIN {rows} ON d.scope = value->>'s' \
-     AND d.actor_id = value->>'a' AND d.day >= CAST(value->>'f' AS BIGINT) \
-     AND d.day <= CAST(value->>'l' AS BIGINT) WHERE d.game_id = $1";
+     FROM {rows} CROSS JOIN analytics_player_days d WHERE d.game_id = $1 \
+     AND d.scope = value->>'s' AND d.actor_id = value->>'a' \
+     AND d.day >= CAST(value->>'f' AS BIGINT) AND d.day <= CAST(value->>'l' AS BIGINT)";
 
 const ADD_COHORTS: &str = "INSERT INTO analytics_cohorts \
      (game_id, scope, cohort_day, day_offset, shard, users) \

@@ -120,8 +120,8 @@ impl Tx<'_> {
     }
 }
 
-/// Whether a statement joins the batch's rows with stored rows (`JOIN {rows}`), which is
-/// planned at every run on PostgreSQL (see `Tx::fetch`).
+/// Whether a statement joins the batch's rows with stored rows (`{rows} CROSS JOIN`), which
+/// is planned at every run on PostgreSQL (see `Tx::fetch`).
 fn sql_joins_stored_rows(sql: &str) -> bool {
-    sql.contains("JOIN {rows}")
+    sql.contains("{rows} CROSS JOIN")
 }
