@@ -22,20 +22,6 @@ async fn save_data_is_limited_to_one_mebibyte_of_json() {
         MIB - 2,
         "read back whole"
     );
-    // Any other text is a player id (issue 27), percent-encoded in the path.
-    let (status, answer) = app
-        .game(Method::PUT, "/v1/saves/Zo%C3%AB%20the%202nd%2FEU/s", &key)
-        .json(&json!({ "data": { "a": 1 }, "version": 0 }))
-        .fetch()
-        .await;
-    assert_eq!(status, 200, "{answer}");
-    let (status, list) = app
-        .game_call(Method::GET, "/v1/saves/Zo%C3%AB%20the%202nd%2FEU", &key)
-        .await;
-    assert_eq!(status, 200, "{list}");
-    assert_eq!(list["player_id"], "Zoë the 2nd/EU", "{list}");
-    assert_eq!(list["saves"][0]["slot"], "s", "{list}");
-
     let (_, list) = app.game_call(Method::GET, "/v1/saves/p", &key).await;
     assert_eq!(list["saves"][0]["size_bytes"], MIB);
 
