@@ -153,6 +153,20 @@ pub async fn add(tx: &mut Tx<'_>, stored: &[&events::Model], shard: i16) -> Resu
         games.entry(row.game_id).or_default().push(row);
     }
     for (game_id, mut rows) in games {
+        if let Tx::Postgres(connection) = tx {
+            let new_days = match add_game_at_once(connection, game_id, &rows, shard).await? {
+                AtOnce::Added(new_days) => new_days,
+                AtOnce::BackfillPending(boundary_ms) => {
+                    rows.retain(|row| !counted_by_backfill(row.id, boundary_ms));
+                    add_game(tx, game_id, &rows, shard).await?;
+                    continue;
+                }
+            };
+            if !new_days.is_empty() {
+                follow_players(tx, game_id, &new_days, shard).await?;
+            }
+            continue;
+        }
         let pending = tx.fetch(PENDING_BACKFILL, game_id, None).await?;
         if let Some((_, _, boundary_ms, _)) = pending.first() {
             rows.retain(|row| !counted_by_backfill(row.id, *boundary_ms));
@@ -160,6 +174,81 @@ pub async fn add(tx: &mut Tx<'_>, stored: &[&events::Model], shard: i16) -> Resu
         add_game(tx, game_id, &rows, shard).await?;
     }
     Ok(())
+}
+
+/// The hour counts, the player-hour and player-day rows and the distinct counts of one game's
+/// rows as one PostgreSQL statement (data-modifying CTEs), so that a group commit makes one
+/// round trip for them instead of five; only players with a new day need more (their first
+/// days and cohorts, `follow_players`). Every part is guarded by the game having no pending
+/// backfill: when it has one, nothing is written and its boundary comes back instead.
+///
+/// The day rows follow from the new hour rows alone (a player's new day has only new hours),
+/// so a group of players already seen in their hours writes nothing but the hour counts.
+/// `xmax = 0` tells a day row this statement inserted from one whose hour bits it added to:
+/// the upsert waits for a concurrent writer's insert of the same row and then updates it,
+/// where a separate UPDATE would not see that row in the statement's snapshot.
+const AT_ONCE: &str = "WITH pending AS (\
+       SELECT boundary_ms FROM analytics_backfill WHERE game_id = $1\
+     ), counted AS (\
+       INSERT INTO analytics_event_counts \
+       (game_id, hour, environment, event_name, shard, events, log_errors, revenue) \
+       SELECT $1, CAST(value->>'h' AS BIGINT), value->>'e', value->>'n', $3, \
+       CAST(value->>'c' AS BIGINT), CAST(value->>'l' AS BIGINT), \
+       CAST(value->>'r' AS DOUBLE PRECISION) FROM json_array_elements($2::json) \
+       WHERE NOT EXISTS (SELECT 1 FROM pending) \
+       ON CONFLICT (game_id, hour, environment, event_name, shard) DO UPDATE SET \
+       events = analytics_event_counts.events + excluded.events, \
+       log_errors = analytics_event_counts.log_errors + excluded.log_errors, \
+       revenue = analytics_event_counts.revenue + excluded.revenue\
+     ), new_hours AS (\
+       INSERT INTO analytics_player_hours (game_id, scope, hour, actor_id) \
+       SELECT $1, value->>'s', CAST(value->>'b' AS BIGINT), value->>'a' \
+       FROM json_array_elements($4::json) WHERE NOT EXISTS (SELECT 1 FROM pending) \
+       ON CONFLICT DO NOTHING RETURNING scope, actor_id, hour\
+     ), days AS (\
+       INSERT INTO analytics_player_days (game_id, scope, actor_id, day, hours) \
+       SELECT $1, scope, actor_id, hour / 24, bit_or(CAST(1 AS BIGINT) << CAST(hour % 24 AS INTEGER)) \
+       FROM new_hours GROUP BY scope, actor_id, hour / 24 ORDER BY scope, actor_id, hour / 24 \
+       ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET \
+       hours = analytics_player_days.hours | excluded.hours \
+       RETURNING scope, actor_id, day, xmax = 0 AS inserted\
+     ), active AS (\
+       INSERT INTO analytics_active_users (game_id, scope, span, bucket, shard, users) \
+       SELECT $1, scope, span, bucket, $3, users FROM (\
+         SELECT scope, 'hour' AS span, hour AS bucket, count(*) AS users FROM new_hours GROUP BY scope, hour \
+         UNION ALL SELECT scope, 'day', day, count(*) FROM days WHERE inserted GROUP BY scope, day\
+       ) buckets ORDER BY scope, span, bucket \
+       ON CONFLICT (game_id, scope, span, bucket, shard) DO UPDATE SET \
+       users = analytics_active_users.users + excluded.users\
+     ) SELECT 'backfill', 'backfill', boundary_ms, CAST(1 AS BIGINT) FROM pending \
+     UNION ALL SELECT scope, actor_id, day, CAST(0 AS BIGINT) FROM days WHERE inserted";
+
+enum AtOnce {
+    /// The (scope, player, day) rows that were new.
+    Added(Vec<Row>),
+    /// Nothing was written: the game's backfill, with this boundary, is still to finish.
+    BackfillPending(i64),
+}
+
+async fn add_game_at_once(
+    connection: &mut sea_orm::sqlx::PgConnection,
+    game_id: Uuid,
+    rows: &[&events::Model],
+    shard: i16,
+) -> Result<AtOnce, DbErr> {
+    let (counts, hours, _) = group(rows);
+    let found = sea_orm::sqlx::query_as::<_, Row>(AT_ONCE)
+        .bind(game_id)
+        .bind(json(&counts))
+        .bind(shard)
+        .bind(json(&hours))
+        .fetch_all(&mut *connection)
+        .await
+        .map_err(crate::store::pg::db_error)?;
+    if let Some((_, _, boundary_ms, _)) = found.iter().find(|row| row.3 == 1) {
+        return Ok(AtOnce::BackfillPending(*boundary_ms));
+    }
+    Ok(AtOnce::Added(found))
 }
 
 /// Whether an event's id (UUIDv7: its first 48 bits are its creation time in milliseconds)
@@ -179,39 +268,9 @@ pub async fn add_game(
     if rows.is_empty() {
         return Ok(());
     }
-    let mut counts: BTreeMap<(i64, &str, &str), (i64, i64, f64)> = BTreeMap::new();
-    let mut hours: BTreeSet<(&str, i64, &str)> = BTreeSet::new();
-    let mut days: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
-    for row in rows {
-        let hour = hour_of(row.occurred_at);
-        let day = day_of(row.occurred_at);
-        let count = counts
-            .entry((hour, &row.environment, &row.event_name))
-            .or_insert((0, 0, 0.0));
-        count.0 += 1;
-        if row.event_name == "log" && matches!(row.log_level.as_deref(), Some("error" | "warning"))
-        {
-            count.1 += 1;
-        }
-        if row.event_name == "purchase" {
-            count.2 += row.revenue_amount.unwrap_or(0.0);
-        }
-        for scope in [row.environment.as_str(), ALL_ENVIRONMENTS] {
-            hours.insert((scope, hour, &row.actor_id));
-            days.insert((scope, &row.actor_id, day));
-        }
-    }
-    let counts: Vec<CountRow> = counts
-        .into_iter()
-        .map(|((h, e, n), (c, l, r))| CountRow { h, e, n, c, l, r })
-        .collect();
+    let (counts, hours, days) = group(rows);
     tx.execute(ADD_COUNTS, game_id, &json(&counts), Some(shard))
         .await?;
-
-    let hours: Vec<PlayerRow> = hours
-        .into_iter()
-        .map(|(s, b, a)| PlayerRow { s, a, b })
-        .collect();
     let new_hours = tx.fetch(ADD_HOURS, game_id, Some(&json(&hours))).await?;
     add_active(tx, game_id, "hour", &new_hours, shard).await?;
 
@@ -251,6 +310,50 @@ pub async fn add_game(
         follow_players(tx, game_id, &new_days, shard).await?;
     }
     Ok(())
+}
+
+/// One game's rows grouped as the aggregates key them: the hour counts, and the sorted
+/// (scope, hour, player) and (scope, player, day) keys, each player in its environment and in
+/// `all`.
+#[allow(clippy::type_complexity)]
+fn group<'a>(
+    rows: &[&'a events::Model],
+) -> (
+    Vec<CountRow<'a>>,
+    Vec<PlayerRow<'a>>,
+    BTreeSet<(&'a str, &'a str, i64)>,
+) {
+    let mut counts: BTreeMap<(i64, &str, &str), (i64, i64, f64)> = BTreeMap::new();
+    let mut hours: BTreeSet<(&str, i64, &str)> = BTreeSet::new();
+    let mut days: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
+    for row in rows {
+        let hour = hour_of(row.occurred_at);
+        let day = day_of(row.occurred_at);
+        let count = counts
+            .entry((hour, &row.environment, &row.event_name))
+            .or_insert((0, 0, 0.0));
+        count.0 += 1;
+        if row.event_name == "log" && matches!(row.log_level.as_deref(), Some("error" | "warning"))
+        {
+            count.1 += 1;
+        }
+        if row.event_name == "purchase" {
+            count.2 += row.revenue_amount.unwrap_or(0.0);
+        }
+        for scope in [row.environment.as_str(), ALL_ENVIRONMENTS] {
+            hours.insert((scope, hour, &row.actor_id));
+            days.insert((scope, &row.actor_id, day));
+        }
+    }
+    let counts: Vec<CountRow> = counts
+        .into_iter()
+        .map(|((h, e, n), (c, l, r))| CountRow { h, e, n, c, l, r })
+        .collect();
+    let hours: Vec<PlayerRow> = hours
+        .into_iter()
+        .map(|(s, b, a)| PlayerRow { s, a, b })
+        .collect();
+    (counts, hours, days)
 }
 
 /// Adds the new (scope, player, bucket) rows to the distinct counts of their buckets.
