@@ -7,6 +7,13 @@ use std::time::Duration;
 /// nodes starting at once take turns instead of racing on DDL.
 const MIGRATION_LOCK_ID: i64 = 0x706c_6179_7472;
 
+/// How long a request waits for a database connection before it is answered 503 (retry):
+/// while PostgreSQL is down, a new connection is refused and the pool keeps trying until then.
+/// Ten seconds kept every route of a node, `/readyz` included, hanging that long; two match the
+/// hot store's command timeout, and under load a pool whose connections are all busy for two
+/// seconds is better shed than queued.
+pub const UNREACHABLE_AFTER: Duration = Duration::from_secs(2);
+
 pub async fn connect(url: &str, max_connections: u32) -> Result<DatabaseConnection, DbErr> {
     Database::connect(options(url, max_connections, false)).await
 }
@@ -37,8 +44,8 @@ fn options(url: &str, max_connections: u32, generic_plans: bool) -> ConnectOptio
     options
         .max_connections(max_connections)
         .min_connections(1)
-        .connect_timeout(Duration::from_secs(10))
-        .acquire_timeout(Duration::from_secs(10))
+        .connect_timeout(UNREACHABLE_AFTER)
+        .acquire_timeout(UNREACHABLE_AFTER)
         .sqlx_logging(false);
     if url.starts_with("sqlite:") {
         // WAL lets readers run beside the single writer; NORMAL sync under WAL survives a
@@ -152,8 +159,13 @@ pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
 }
 
 /// True when the cold store answers a trivial query.
+/// Whether the database answers within a second (a probe must answer sooner than the pool
+/// gives up on a connection).
 pub async fn ready(db: &DatabaseConnection) -> bool {
-    db.execute_unprepared("SELECT 1").await.is_ok()
+    matches!(
+        tokio::time::timeout(Duration::from_secs(1), db.execute_unprepared("SELECT 1")).await,
+        Ok(Ok(_))
+    )
 }
 
 /// True when a database error means "could not reach or use the database right now" rather

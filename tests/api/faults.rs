@@ -671,10 +671,22 @@ async fn while_postgres_is_unreachable_tracks_answer_503_and_after_it_each_event
         .iter()
         .map(|id| answer("track while down", track_one(&app, &key, id)))
         .collect();
+    let asked = std::time::Instant::now();
     let (ready, answers) = tokio::join!(
-        answer("readyz", app.request(Method::GET, "/readyz")),
-        futures_util::future::join_all(requests)
+        async {
+            let ready = answer("readyz", app.request(Method::GET, "/readyz")).await;
+            (ready, asked.elapsed())
+        },
+        async {
+            let answers = futures_util::future::join_all(requests).await;
+            (answers, asked.elapsed())
+        }
     );
+    let ((ready, ready_took), (answers, tracks_took)) = (ready, answers);
+    // A probe and a client learn within a few seconds that the database is gone (they waited
+    // ten before).
+    assert!(ready_took < Duration::from_millis(1_500), "/readyz took {ready_took:?}");
+    assert!(tracks_took < Duration::from_secs(4), "the 503s took {tracks_took:?}");
     for done in &answers {
         assert_eq!(done.status, 503, "{}", done.body);
         assert!(
