@@ -202,6 +202,7 @@ pub fn assemble(core: Core, writers: Db, lanes: usize) -> AppState {
     parts.insert(boards);
     parts.insert(Arc::new(crate::leaderboards::pages::PageCache::default()));
     parts.insert(config);
+    parts.insert(crate::presence::stream::FeedSlots::default());
     AppState {
         db,
         hot,

@@ -229,6 +229,12 @@ pub struct Settings {
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_connections: u32,
 
+    /// Live presence feeds (`GET /v1/activity/stream`) one dashboard user holds open at once
+    /// on this node; one more is answered 429.
+    #[arg(long, env = "PLAYTRACE_MAX_FEEDS_PER_USER", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub max_feeds_per_user: u32,
+
     /// Password hashes (argon2id: sign-ins, registrations, resets) computed at once on this
     /// node. Unset: half the cores, at least one, so sign-ins never take every core from the
     /// game routes.

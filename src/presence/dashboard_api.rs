@@ -96,6 +96,19 @@ impl LiveActivityApi {
         websocket: WebSocket,
     ) -> poem::Result<BoxWebSocketUpgraded> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let cap = self.state.settings.max_feeds_per_user;
+        let slot = self
+            .state
+            .part::<stream::FeedSlots>()
+            .take(auth.0, cap)
+            .ok_or_else(|| {
+                crate::error::ApiError::with_status(
+                    429,
+                    format!(
+                        "Too many live feeds open: at most {cap} per user on a node; close another dashboard tab"
+                    ),
+                )
+            })?;
         let access = stream::Access {
             state: self.state.clone(),
             user_id: auth.0,
@@ -109,7 +122,7 @@ impl LiveActivityApi {
             .await
             .map_err(crate::error::ApiError::from)?;
         Ok(websocket
-            .on_upgrade(move |socket| stream::pump(socket, subscription, access))
+            .on_upgrade(move |socket| stream::pump(socket, subscription, access, slot))
             .boxed())
     }
 }

@@ -8,8 +8,52 @@ use crate::{
 };
 use futures_util::{SinkExt, StreamExt};
 use poem::web::websocket::{CloseCode, Message, WebSocketStream};
-use std::time::Duration;
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 use uuid::Uuid;
+
+/// The live feeds each user holds open on this node, capped by `--max-feeds-per-user`: one
+/// token could otherwise hold thousands of sockets (and their subscriptions) open. Per node:
+/// behind a balancer a user may hold the cap on each node.
+#[derive(Clone, Default)]
+pub struct FeedSlots(Arc<Mutex<HashMap<Uuid, u32>>>);
+
+/// One open feed of a user; dropping it gives the slot back.
+pub struct FeedSlot {
+    slots: FeedSlots,
+    user_id: Uuid,
+}
+
+impl FeedSlots {
+    /// A slot for one more feed of `user_id`, unless it holds `cap` already.
+    pub fn take(&self, user_id: Uuid, cap: u32) -> Option<FeedSlot> {
+        let mut open = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let held = open.entry(user_id).or_default();
+        if *held >= cap {
+            return None;
+        }
+        *held += 1;
+        Some(FeedSlot {
+            slots: self.clone(),
+            user_id,
+        })
+    }
+}
+
+impl Drop for FeedSlot {
+    fn drop(&mut self) {
+        let mut open = self.slots.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(held) = open.get_mut(&self.user_id) {
+            *held -= 1;
+            if *held == 0 {
+                open.remove(&self.user_id);
+            }
+        }
+    }
+}
 
 /// Keep-alive ping interval: lets proxies keep the connection open and notices dead peers.
 const PING_EVERY: Duration = Duration::from_secs(30);
@@ -29,7 +73,12 @@ impl Access {
     }
 }
 
-pub async fn pump(socket: WebSocketStream, mut feed: FeedSubscription, access: Access) {
+pub async fn pump(
+    socket: WebSocketStream,
+    mut feed: FeedSubscription,
+    access: Access,
+    _slot: FeedSlot,
+) {
     let _open = crate::telemetry::OpenFeed::open();
     let (mut sink, mut incoming) = socket.split();
     let mut ping = tokio::time::interval(PING_EVERY);

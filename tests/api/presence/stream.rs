@@ -294,3 +294,53 @@ async fn losing_access_closes_the_stream_on_every_node() {
         .await;
     assert_eq!(closed(&mut owning, 5).await, 1008);
 }
+
+#[tokio::test]
+async fn one_user_holds_at_most_the_capped_number_of_feeds_and_a_closed_one_frees_its_slot() {
+    let app = crate::helpers::spawn_app_with(|settings| settings.max_feeds_per_user = 3).await;
+    let _admin = app.new_user().await;
+    let (token, game_id, _key) = app.game_with_key().await;
+    let mut feeds = Vec::new();
+    for _ in 0..3 {
+        feeds.push(open_stream(&app, &game_id, Some(&token)).await.unwrap());
+    }
+    // The fourth of the same user is refused before the upgrade, on any game of theirs.
+    let other_game = app.create_game(&token).await;
+    assert_eq!(open_stream(&app, &game_id, Some(&token)).await.err(), Some(429));
+    assert_eq!(open_stream(&app, &other_game, Some(&token)).await.err(), Some(429));
+    // What the refusal says (a WebSocket handshake, as a browser sends it).
+    // The cap is per node: this asks the node the feeds above went to.
+    let (status, body) = app
+        .client
+        .get(format!("{}/v1/activity/stream?game_id={game_id}", app.address))
+        .bearer_auth(&token)
+        .header("connection", "Upgrade")
+        .header("upgrade", "websocket")
+        .header("sec-websocket-version", "13")
+        .header("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ==")
+        .fetch()
+        .await;
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("at most 3 per user"),
+        "{body}"
+    );
+    // Another member of the same game is not held back by it.
+    let (member, _) = app.new_member(&token, &game_id, "viewer").await;
+    let mut theirs = open_stream(&app, &game_id, Some(&member)).await.unwrap();
+
+    // A feed the dashboard closes gives its slot back.
+    let mut closed = feeds.pop().unwrap();
+    closed.close(None).await.unwrap();
+    let mut reopened = None;
+    for _ in 0..50 {
+        if let Ok(socket) = open_stream(&app, &game_id, Some(&token)).await {
+            reopened = Some(socket);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let mut reopened = reopened.expect("a slot is free again once a feed closed");
+    reopened.close(None).await.unwrap();
+    theirs.close(None).await.unwrap();
+}
