@@ -68,7 +68,7 @@ pub struct AchievementDefinition {
     pub hidden: bool,
     /// Players who have unlocked it.
     pub unlock_count: i64,
-    /// Percent of the game's players who have it (see `docs/presence.md` for who counts).
+    /// Percent of the game's players who have it (see `docs/achievements.md` for who counts).
     pub rarity: f64,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,

@@ -1369,7 +1369,7 @@ export interface components {
             points: number;
             /**
              * Format: double
-             * @description Percent of the game's players who have it (see `docs/presence.md` for who counts).
+             * @description Percent of the game's players who have it (see `docs/achievements.md` for who counts).
              */
             rarity: number;
             /**
