@@ -76,7 +76,7 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
     });
     Route::new()
         .nest("/", service)
-        .nest("/docs", docs)
+        .nest("/docs", crate::http::docs_page::protect(docs))
         .at("/openapi.json", spec)
         .at(
             crate::telemetry::route::PATH,

@@ -29,7 +29,7 @@ const API_PATHS: &[&str] = &[
 ];
 
 const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
-     style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; connect-src 'self' ws: wss:; \
+     style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; connect-src 'self'; \
      frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
 /// One file of the bundle.

@@ -1,5 +1,6 @@
 //! What every feature's HTTP layer shares: the OpenAPI tags, how timestamps are written, and
 //! JSON bodies sent as stored text. It imports no feature, so any feature can use it.
+pub mod docs_page;
 pub mod document;
 pub mod error_responses;
 pub mod json_text;

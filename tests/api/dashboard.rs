@@ -149,3 +149,55 @@ async fn raw_get(address: &str, path: &str) -> String {
     stream.read_to_string(&mut answer).await.unwrap();
     answer.lines().next().unwrap_or_default().to_string()
 }
+
+/// The policy a page of the node's origin is served with, as directives by name.
+fn directives(response: &reqwest::Response) -> std::collections::HashMap<String, String> {
+    response.headers()[header::CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .filter_map(|directive| {
+            let directive = directive.trim();
+            let (name, value) = directive.split_once(' ').unwrap_or((directive, ""));
+            (!name.is_empty()).then(|| (name.to_string(), value.to_string()))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_api_docs_page_runs_only_its_own_scripts_talks_only_to_its_origin_and_cannot_be_framed(
+) {
+    let app = spawn_app().await;
+    let docs = reqwest::get(app.url("/docs")).await.unwrap();
+    assert_eq!(docs.status(), 200);
+    assert_eq!(docs.headers()[header::X_FRAME_OPTIONS], "DENY");
+    assert_eq!(docs.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    let policy = directives(&docs);
+    assert_eq!(policy["default-src"], "'none'");
+    assert_eq!(policy["connect-src"], "'self'");
+    assert_eq!(policy["frame-ancestors"], "'none'");
+    // Scripts by hash only: every inline script of the page is listed, nothing else runs.
+    let scripts = &policy["script-src"];
+    assert!(
+        scripts.split(' ').all(|source| source.starts_with("'sha256-")),
+        "{scripts}"
+    );
+    let html = docs.text().await.unwrap();
+    assert_eq!(
+        scripts.split(' ').count(),
+        html.matches("</script>").count(),
+        "one hash per inline script"
+    );
+    assert!(html.contains("SwaggerUIBundle"), "the page is the Swagger UI");
+}
+
+#[tokio::test]
+async fn the_dashboards_policy_opens_sockets_and_requests_to_its_own_origin_only() {
+    let app = spawn_app().await;
+    let index = reqwest::get(app.url("/")).await.unwrap();
+    let policy = directives(&index);
+    // 'self' covers the live feed's ws:// or wss:// on the same host; any other host is out.
+    assert_eq!(policy["connect-src"], "'self'");
+    assert_eq!(policy["frame-ancestors"], "'none'");
+    assert_eq!(policy["script-src"], "'self'");
+}
