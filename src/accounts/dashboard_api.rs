@@ -53,7 +53,7 @@ pub struct ForgotPassword {
 pub struct ResetPassword {
     /// The token from the reset e-mail.
     pub token: String,
-    /// The new password, at least 8 characters.
+    /// The new password: 8 to 256 characters, not a common one.
     pub password: String,
 }
 

@@ -86,7 +86,8 @@ pub async fn register(
     email: Email,
     password_text: String,
 ) -> Result<users::Model, AccountError> {
-    password::check_strength(&password_text).map_err(AccountError::Password)?;
+    password::check_strength(&password_text, Some(email.as_str()))
+        .map_err(AccountError::Password)?;
     let ticket = admit(state)?;
     if state.settings.registration == Registration::Closed && admin_exists(&state.db).await? {
         return Err(AccountError::RegistrationClosed);
@@ -411,7 +412,7 @@ pub async fn reset_password(
     token: &str,
     new_password: String,
 ) -> Result<(), AccountError> {
-    password::check_strength(&new_password).map_err(AccountError::Password)?;
+    password::check_strength(&new_password, None).map_err(AccountError::Password)?;
     // Before the token is consumed: a refusal must not cost the user their token.
     let ticket = admit(state)?;
     let now = state.now();

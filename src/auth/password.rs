@@ -19,7 +19,45 @@ fn hasher() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
-pub fn check_strength(password: &str) -> Result<(), ApiError> {
+/// The refusal of a password found on the lists of common passwords, or as easy to guess.
+pub const TOO_COMMON: &str = "password is too common or too easy to guess (like \"password\", \"12345678\" or \"qwertyui\"): use a few unrelated words";
+
+/// Only the first characters are estimated: the estimate's cost grows faster than the length,
+/// and a guessable start followed by 100 more characters is not a guessable password.
+const ESTIMATED_CHARS: usize = 100;
+
+/// Whether a password is one of the common passwords that guessers try first (zxcvbn's list
+/// of 30,000, l33t and reversed spellings included), or can be guessed in fewer than a
+/// thousand tries some other way (a keyboard row, a sequence, a repeat, `email`'s own words).
+fn too_common(password: &str, email: Option<&str>) -> bool {
+    use zxcvbn::{matching::patterns::MatchPattern, Score};
+    let estimated: String = password.chars().take(ESTIMATED_CHARS).collect();
+    let mut inputs: Vec<&str> = Vec::new();
+    if let Some(email) = email {
+        inputs.push(email);
+        inputs.extend(
+            email
+                .split(['@', '.', '+', '_', '-'])
+                .filter(|part| part.len() >= 3),
+        );
+    }
+    let estimate = zxcvbn::zxcvbn(&estimated, &inputs);
+    let length = estimated.chars().count();
+    let a_listed_password = estimate.sequence().iter().any(|found| {
+        found.i == 0
+            && found.j + 1 == length
+            && matches!(&found.pattern, MatchPattern::Dictionary(word)
+                // zxcvbn does not export its dictionaries' type; its default is the
+                // list of common passwords.
+                if word.dictionary_name == Default::default())
+    });
+    a_listed_password || estimate.score() == Score::Zero
+}
+
+/// The password rules (OWASP ASVS V2.1): 8 to 256 characters, any characters, and not a
+/// common or trivially guessable password; `email` is the account's, whose words count as
+/// guessable.
+pub fn check_strength(password: &str, email: Option<&str>) -> Result<(), ApiError> {
     let length = password.chars().count();
     if length < MIN_PASSWORD_LENGTH {
         return Err(ApiError::bad_request(
@@ -31,7 +69,57 @@ pub fn check_strength(password: &str) -> Result<(), ApiError> {
             "password must be at most 256 characters",
         ));
     }
+    if too_common(password, email) {
+        return Err(ApiError::bad_request(TOO_COMMON));
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod strength_tests {
+    use super::*;
+
+    #[test]
+    fn common_and_trivial_passwords_are_refused_and_ordinary_phrases_are_not() {
+        for refused in [
+            "password",
+            "12345678",
+            "        ",
+            "qwertyuiop",
+            "P@ssw0rd",
+            "iloveyou",
+            "abcdefgh",
+            "aaaaaaaaaa",
+            "11111111",
+            "drowssap",
+        ] {
+            assert_eq!(
+                check_strength(refused, None).unwrap_err().message(),
+                TOO_COMMON,
+                "{refused:?}"
+            );
+        }
+        for kept in [
+            "correct horse battery",
+            "a long password",
+            "benchmark password",
+            "long enough",
+            "Zebra kettle 42",
+        ] {
+            assert!(check_strength(kept, None).is_ok(), "{kept:?}");
+        }
+        // The account's own address is guessable too.
+        assert!(check_strength("ana.lucia@studio.test", Some("ana.lucia@studio.test")).is_err());
+        assert!(check_strength("analucia", Some("analucia@studio.test")).is_err());
+    }
+
+    #[test]
+    fn the_estimate_stays_quick_for_the_longest_password() {
+        let longest = "x9!k".repeat(64);
+        let started = std::time::Instant::now();
+        assert!(check_strength(&longest, None).is_ok());
+        assert!(started.elapsed() < std::time::Duration::from_millis(500));
+    }
 }
 
 /// The node's password-hashing pool: `workers` hashes at once, `queue` more waiting; anything

@@ -30,7 +30,10 @@ pub struct FeedSlot {
 impl FeedSlots {
     /// A slot for one more feed of `user_id`, unless it holds `cap` already.
     pub fn take(&self, user_id: Uuid, cap: u32) -> Option<FeedSlot> {
-        let mut open = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut open = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let held = open.entry(user_id).or_default();
         if *held >= cap {
             return None;
@@ -45,7 +48,11 @@ impl FeedSlots {
 
 impl Drop for FeedSlot {
     fn drop(&mut self) {
-        let mut open = self.slots.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut open = self
+            .slots
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(held) = open.get_mut(&self.user_id) {
             *held -= 1;
             if *held == 0 {

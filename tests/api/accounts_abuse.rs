@@ -336,3 +336,62 @@ async fn reset_mails_to_one_address_are_throttled_and_the_answer_does_not_say_so
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test]
+async fn common_and_guessable_passwords_are_refused_at_registration_and_reset() {
+    let sink = MailSink::start();
+    let app = spawn_app_with(|s| s.smtp_url = Some(sink.url.clone())).await;
+    let common = "password is too common or too easy to guess";
+    for weak in [
+        "password",
+        "12345678",
+        "        ",
+        "qwertyuiop",
+        "P@ssw0rd",
+        "ana.lucia@studio.test",
+    ] {
+        let (status, body) = app
+            .call_json(
+                Method::POST,
+                "/v1/auth/register",
+                json!({ "email": "ana.lucia@studio.test", "password": weak }),
+            )
+            .await;
+        assert_eq!(status, 400, "{weak:?}: {body}");
+        assert!(
+            body["error"].as_str().unwrap().starts_with(common),
+            "{weak:?}: {body}"
+        );
+    }
+    // Nothing was created by the refusals: the address registers with a good password.
+    app.register("ana.lucia@studio.test").await;
+
+    app.request(Method::POST, "/v1/auth/forgot-password")
+        .json(&json!({ "email": "ana.lucia@studio.test" }))
+        .expect_status(202)
+        .await;
+    let token = token_in(&sink.wait_for("ana.lucia@studio.test").await);
+    let (status, body) = app
+        .call_json(
+            Method::POST,
+            "/v1/auth/reset-password",
+            json!({ "token": token, "password": "iloveyou" }),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().starts_with(common),
+        "{body}"
+    );
+    // The refused reset did not use up the token.
+    app.request(Method::POST, "/v1/auth/reset-password")
+        .json(&json!({ "token": token, "password": "ana's new kettle" }))
+        .expect_status(200)
+        .await;
+    assert_eq!(
+        sign_in(&app, "ana.lucia@studio.test", "ana's new kettle")
+            .await
+            .0,
+        200
+    );
+}

@@ -165,8 +165,8 @@ fn directives(response: &reqwest::Response) -> std::collections::HashMap<String,
 }
 
 #[tokio::test]
-async fn the_api_docs_page_runs_only_its_own_scripts_talks_only_to_its_origin_and_cannot_be_framed(
-) {
+async fn the_api_docs_page_runs_only_its_own_scripts_talks_only_to_its_origin_and_cannot_be_framed()
+{
     let app = spawn_app().await;
     let docs = reqwest::get(app.url("/docs")).await.unwrap();
     assert_eq!(docs.status(), 200);
@@ -179,7 +179,9 @@ async fn the_api_docs_page_runs_only_its_own_scripts_talks_only_to_its_origin_an
     // Scripts by hash only: every inline script of the page is listed, nothing else runs.
     let scripts = &policy["script-src"];
     assert!(
-        scripts.split(' ').all(|source| source.starts_with("'sha256-")),
+        scripts
+            .split(' ')
+            .all(|source| source.starts_with("'sha256-")),
         "{scripts}"
     );
     let html = docs.text().await.unwrap();
@@ -188,7 +190,10 @@ async fn the_api_docs_page_runs_only_its_own_scripts_talks_only_to_its_origin_an
         html.matches("</script>").count(),
         "one hash per inline script"
     );
-    assert!(html.contains("SwaggerUIBundle"), "the page is the Swagger UI");
+    assert!(
+        html.contains("SwaggerUIBundle"),
+        "the page is the Swagger UI"
+    );
 }
 
 #[tokio::test]

@@ -685,8 +685,14 @@ async fn while_postgres_is_unreachable_tracks_answer_503_and_after_it_each_event
     let ((ready, ready_took), (answers, tracks_took)) = (ready, answers);
     // A probe and a client learn within a few seconds that the database is gone (they waited
     // ten before).
-    assert!(ready_took < Duration::from_millis(1_500), "/readyz took {ready_took:?}");
-    assert!(tracks_took < Duration::from_secs(4), "the 503s took {tracks_took:?}");
+    assert!(
+        ready_took < Duration::from_millis(1_500),
+        "/readyz took {ready_took:?}"
+    );
+    assert!(
+        tracks_took < Duration::from_secs(4),
+        "the 503s took {tracks_took:?}"
+    );
     for done in &answers {
         assert_eq!(done.status, 503, "{}", done.body);
         assert!(

@@ -2311,7 +2311,7 @@ export interface components {
         };
         /** ResetPassword */
         ResetPassword: {
-            /** @description The new password, at least 8 characters. */
+            /** @description The new password: 8 to 256 characters, not a common one. */
             password: string;
             /** @description The token from the reset e-mail. */
             token: string;

@@ -306,13 +306,22 @@ async fn one_user_holds_at_most_the_capped_number_of_feeds_and_a_closed_one_free
     }
     // The fourth of the same user is refused before the upgrade, on any game of theirs.
     let other_game = app.create_game(&token).await;
-    assert_eq!(open_stream(&app, &game_id, Some(&token)).await.err(), Some(429));
-    assert_eq!(open_stream(&app, &other_game, Some(&token)).await.err(), Some(429));
+    assert_eq!(
+        open_stream(&app, &game_id, Some(&token)).await.err(),
+        Some(429)
+    );
+    assert_eq!(
+        open_stream(&app, &other_game, Some(&token)).await.err(),
+        Some(429)
+    );
     // What the refusal says (a WebSocket handshake, as a browser sends it).
     // The cap is per node: this asks the node the feeds above went to.
     let (status, body) = app
         .client
-        .get(format!("{}/v1/activity/stream?game_id={game_id}", app.address))
+        .get(format!(
+            "{}/v1/activity/stream?game_id={game_id}",
+            app.address
+        ))
         .bearer_auth(&token)
         .header("connection", "Upgrade")
         .header("upgrade", "websocket")
@@ -322,7 +331,10 @@ async fn one_user_holds_at_most_the_capped_number_of_feeds_and_a_closed_one_free
         .await;
     assert_eq!(status, 429, "{body}");
     assert!(
-        body["error"].as_str().unwrap().contains("at most 3 per user"),
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("at most 3 per user"),
         "{body}"
     );
     // Another member of the same game is not held back by it.
