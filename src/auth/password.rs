@@ -75,53 +75,6 @@ pub fn check_strength(password: &str, email: Option<&str>) -> Result<(), ApiErro
     Ok(())
 }
 
-#[cfg(test)]
-mod strength_tests {
-    use super::*;
-
-    #[test]
-    fn common_and_trivial_passwords_are_refused_and_ordinary_phrases_are_not() {
-        for refused in [
-            "password",
-            "12345678",
-            "        ",
-            "qwertyuiop",
-            "P@ssw0rd",
-            "iloveyou",
-            "abcdefgh",
-            "aaaaaaaaaa",
-            "11111111",
-            "drowssap",
-        ] {
-            assert_eq!(
-                check_strength(refused, None).unwrap_err().message(),
-                TOO_COMMON,
-                "{refused:?}"
-            );
-        }
-        for kept in [
-            "correct horse battery",
-            "a long password",
-            "benchmark password",
-            "long enough",
-            "Zebra kettle 42",
-        ] {
-            assert!(check_strength(kept, None).is_ok(), "{kept:?}");
-        }
-        // The account's own address is guessable too.
-        assert!(check_strength("ana.lucia@studio.test", Some("ana.lucia@studio.test")).is_err());
-        assert!(check_strength("analucia", Some("analucia@studio.test")).is_err());
-    }
-
-    #[test]
-    fn the_estimate_stays_quick_for_the_longest_password() {
-        let longest = "x9!k".repeat(64);
-        let started = std::time::Instant::now();
-        assert!(check_strength(&longest, None).is_ok());
-        assert!(started.elapsed() < std::time::Duration::from_millis(500));
-    }
-}
-
 /// The node's password-hashing pool: `workers` hashes at once, `queue` more waiting; anything
 /// beyond is refused at once (`admit`), before its request touches the database.
 pub struct Hashing {
@@ -220,4 +173,51 @@ fn dummy_hash() -> &'static str {
             .expect("hash dummy password")
             .to_string()
     })
+}
+
+#[cfg(test)]
+mod strength_tests {
+    use super::*;
+
+    #[test]
+    fn common_and_trivial_passwords_are_refused_and_ordinary_phrases_are_not() {
+        for refused in [
+            "password",
+            "12345678",
+            "        ",
+            "qwertyuiop",
+            "P@ssw0rd",
+            "iloveyou",
+            "abcdefgh",
+            "aaaaaaaaaa",
+            "11111111",
+            "drowssap",
+        ] {
+            assert_eq!(
+                check_strength(refused, None).unwrap_err().message(),
+                TOO_COMMON,
+                "{refused:?}"
+            );
+        }
+        for kept in [
+            "correct horse battery",
+            "a long password",
+            "benchmark password",
+            "long enough",
+            "Zebra kettle 42",
+        ] {
+            assert!(check_strength(kept, None).is_ok(), "{kept:?}");
+        }
+        // The account's own address is guessable too.
+        assert!(check_strength("ana.lucia@studio.test", Some("ana.lucia@studio.test")).is_err());
+        assert!(check_strength("analucia", Some("analucia@studio.test")).is_err());
+    }
+
+    #[test]
+    fn the_estimate_stays_quick_for_the_longest_password() {
+        let longest = "x9!k".repeat(64);
+        let started = std::time::Instant::now();
+        assert!(check_strength(&longest, None).is_ok());
+        assert!(started.elapsed() < std::time::Duration::from_millis(500));
+    }
 }
