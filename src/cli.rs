@@ -229,6 +229,12 @@ pub struct Settings {
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_connections: u32,
 
+    /// Games one account may own (the instance admin has no cap); one more is answered 403.
+    /// Each game has its own free monthly quota, so without a cap one account could multiply it.
+    #[arg(long, env = "PLAYTRACE_MAX_GAMES_PER_USER", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_games_per_user: u32,
+
     /// Live presence feeds (`GET /v1/activity/stream`) one dashboard user holds open at once
     /// on this node; one more is answered 429.
     #[arg(long, env = "PLAYTRACE_MAX_FEEDS_PER_USER", default_value_t = 20,

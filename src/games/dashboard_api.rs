@@ -216,7 +216,8 @@ impl GamesApi {
         if tier != Tier::Free && !user.is_admin {
             return Err(GameError::PaidTierAdminOnly.into());
         }
-        let game = service::create(&self.state, user.id, name, tier).await?;
+        let owned_cap = (!user.is_admin).then_some(self.state.settings.max_games_per_user);
+        let game = service::create(&self.state, user.id, name, tier, owned_cap).await?;
         Ok(GameCreated::Created(Json(game_view(game, Role::Owner)?)))
     }
 

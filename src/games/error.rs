@@ -21,6 +21,8 @@ pub enum GameError {
     LimitsAdminOnly,
     #[error("{0} may be at most {1}, the most the instance admin allows this game (max_rate_limit_per_minute)")]
     AboveCap(&'static str, u64),
+    #[error("You own {0} games, the most one account may own on this instance; delete one, or ask the instance admin (who has no cap) to create it")]
+    OwnedGamesCap(u32),
     #[error("No such member")]
     NoSuchMember,
     #[error("That account is already a member of this game")]
@@ -48,7 +50,7 @@ impl GameError {
 crate::error::answers!(GameError as error {
     400: Invalid(_) | Word(_),
     401: AccountGone,
-    403: NoAccess | RoleNeeded(_) | PaidTierAdminOnly | LimitsAdminOnly | AboveCap(..),
+    403: NoAccess | RoleNeeded(_) | PaidTierAdminOnly | LimitsAdminOnly | AboveCap(..) | OwnedGamesCap(_),
     404: NoSuchMember | NoSuchKey,
     409: AlreadyMember | LastOwner,
     internal: Stored(_),

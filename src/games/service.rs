@@ -83,11 +83,16 @@ pub fn parse_origins(origins: &[String]) -> Result<Option<String>, GameError> {
 }
 
 /// Creates a game with `owner_id` as its owner, in one transaction.
+/// `owned_cap`: the most games the owner may own (`--max-games-per-user`; none for the
+/// instance admin). The owner's row is written first, which makes creations of one owner take
+/// turns (a row lock on PostgreSQL, the write lock on SQLite), so two at once cannot both pass
+/// the cap.
 pub async fn create(
     state: &AppState,
     owner_id: Uuid,
     name: String,
     tier: Tier,
+    owned_cap: Option<u32>,
 ) -> Result<games::Model, GameError> {
     let now = state.now();
     let game = games::Model {
@@ -107,6 +112,21 @@ pub async fn create(
         event_quota: None,
     };
     let txn = state.db.begin().await?;
+    if let Some(cap) = owned_cap {
+        users::Entity::update_many()
+            .col_expr(users::Column::Id, Expr::col(users::Column::Id).into())
+            .filter(users::Column::Id.eq(owner_id))
+            .exec(&txn)
+            .await?;
+        let owned = game_members::Entity::find()
+            .filter(game_members::Column::UserId.eq(owner_id))
+            .filter(game_members::Column::Role.eq(Role::Owner.as_str()))
+            .count(&txn)
+            .await?;
+        if owned >= u64::from(cap) {
+            return Err(GameError::OwnedGamesCap(cap));
+        }
+    }
     games::Entity::insert(games::ActiveModel::from(game.clone()))
         .exec_without_returning(&txn)
         .await?;

@@ -223,3 +223,51 @@ async fn nobody_sees_or_touches_another_users_game() {
         .await;
     assert_eq!(game["name"], "Test Game", "nothing changed");
 }
+
+#[tokio::test]
+async fn an_account_owns_at_most_the_capped_number_of_games_even_when_it_asks_all_at_once() {
+    let app = crate::helpers::spawn_app_with(|settings| settings.max_games_per_user = 3).await;
+    let admin = app.new_user().await; // the first account is the instance admin
+    let owner = app.new_user().await;
+
+    // Six creations at once: three are made, three refused, never a fourth game.
+    let attempts = (0..6).map(|i| {
+        app.dashboard_json(
+            Method::POST,
+            "/v1/games",
+            &owner,
+            json!({ "name": format!("Game {i}") }),
+        )
+    });
+    let answers = futures_util::future::join_all(attempts).await;
+    let made = answers.iter().filter(|(status, _)| *status == 201).count();
+    let refused: Vec<&Value> = answers
+        .iter()
+        .filter(|(status, _)| *status == 403)
+        .map(|(_, body)| body)
+        .collect();
+    assert_eq!((made, refused.len()), (3, 3), "{answers:?}");
+    assert!(
+        refused[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("You own 3 games, the most one account may own"),
+        "{}",
+        refused[0]
+    );
+    let (_, listed) = app.dashboard_call(Method::GET, "/v1/games", &owner).await;
+    let listed = listed["games"].as_array().unwrap();
+    assert_eq!(listed.len(), 3, "{listed:?}");
+
+    // Deleting one makes room again; being a member of others' games does not count.
+    let first = listed[0]["game_id"].as_str().unwrap();
+    let (status, body) = app
+        .dashboard_call(Method::DELETE, &format!("/v1/games/{first}"), &owner)
+        .await;
+    assert_eq!(status, 204, "{body}");
+    app.create_game(&owner).await;
+    // The instance admin has no cap.
+    for _ in 0..4 {
+        app.create_game(&admin).await;
+    }
+}
