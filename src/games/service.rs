@@ -114,7 +114,7 @@ pub async fn create(
     let txn = state.db.begin().await?;
     if let Some(cap) = owned_cap {
         users::Entity::update_many()
-            .col_expr(users::Column::Id, Expr::col(users::Column::Id).into())
+            .col_expr(users::Column::Id, Expr::col(users::Column::Id))
             .filter(users::Column::Id.eq(owner_id))
             .exec(&txn)
             .await?;
