@@ -11,8 +11,9 @@ use crate::{
 use chrono::{DateTime, Duration, Utc};
 use entity::{password_reset_tokens, settings, users};
 use sea_orm::{
-    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
-    QueryFilter, Statement,
+    sea_query::{Expr, OnConflict},
+    ActiveValue::Set,
+    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Statement, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -92,13 +93,19 @@ pub async fn register(
     if state.settings.registration == Registration::Closed && admin_exists(&state.db).await? {
         return Err(AccountError::RegistrationClosed);
     }
-    if find_by_email(&state.db, &email).await?.is_some() {
-        return Err(AccountError::EmailTaken);
+    let existing = find_by_email(&state.db, &email).await?;
+    if let Some(user) = &existing {
+        if AccountStatus::stored(&user.status)? != AccountStatus::Pending {
+            return Err(AccountError::EmailTaken);
+        }
     }
     let hash = ticket
         .hash(password_text)
         .await
         .map_err(AccountError::Password)?;
+    if let Some(invited) = existing {
+        return claim_invited(state, invited, hash).await;
+    }
     let id = Uuid::now_v7();
     let now = state.now();
     let user = users::ActiveModel {
@@ -126,6 +133,44 @@ pub async fn register(
         admin.is_admin = Set(true);
         return Ok(sea_orm::ActiveModelTrait::update(admin, &state.db).await?);
     }
+    Ok(user)
+}
+
+/// Registration of an address that was invited but never signed up: the pending account
+/// becomes the registrant's, with its memberships, as an invitation to an address that had
+/// registered first would have made it (registration takes the address on trust either way;
+/// see `docs/security.md`). Invitations must not keep an address's owner from registering.
+/// Its invitation and reset tokens die with it: whoever else holds one cannot set the
+/// password of the now active account. One conditional update, so a registration racing the
+/// invitee's own activation leaves one of them the winner and the other a 409.
+async fn claim_invited(
+    state: &AppState,
+    invited: users::Model,
+    hash: String,
+) -> Result<users::Model, AccountError> {
+    let txn = state.db.begin().await?;
+    let claimed = users::Entity::update_many()
+        .col_expr(users::Column::PasswordHash, Expr::value(hash))
+        .col_expr(
+            users::Column::Status,
+            Expr::value(AccountStatus::Active.as_str()),
+        )
+        .filter(users::Column::Id.eq(invited.id))
+        .filter(users::Column::Status.eq(AccountStatus::Pending.as_str()))
+        .exec(&txn)
+        .await?;
+    if claimed.rows_affected != 1 {
+        return Err(AccountError::EmailTaken);
+    }
+    password_reset_tokens::Entity::delete_many()
+        .filter(password_reset_tokens::Column::UserId.eq(invited.id))
+        .exec(&txn)
+        .await?;
+    let user = users::Entity::find_by_id(invited.id)
+        .one(&txn)
+        .await?
+        .ok_or(AccountError::EmailTaken)?;
+    txn.commit().await?;
     Ok(user)
 }
 

@@ -395,3 +395,58 @@ async fn common_and_guessable_passwords_are_refused_at_registration_and_reset() 
         200
     );
 }
+
+#[tokio::test]
+async fn an_invitation_does_not_keep_the_addresses_owner_from_registering() {
+    let sink = MailSink::start();
+    let app = spawn_app_with(|s| s.smtp_url = Some(sink.url.clone())).await;
+    let owner = app.new_user().await;
+    let game_id = app.create_game(&owner).await;
+    // Someone invites an address whose owner has never heard of them.
+    let (status, body) = app
+        .dashboard_json(
+            Method::POST,
+            &format!("/v1/games/{game_id}/members"),
+            &owner,
+            json!({ "email": "rosa@studio.test", "role": "viewer" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let invitation = token_in(&sink.wait_for("rosa@studio.test").await);
+
+    // Act: the address's owner registers as anyone would (it answered 409 before).
+    let (status, body) = app
+        .call_json(
+            Method::POST,
+            "/v1/auth/register",
+            json!({ "email": "rosa@studio.test", "password": PASSWORD }),
+        )
+        .await;
+
+    // Assert: an active account, signed in, holding the membership it was invited to.
+    assert_eq!(status, 201, "{body}");
+    let token = body["token"].as_str().unwrap();
+    let (status, games) = app.dashboard_call(Method::GET, "/v1/games", token).await;
+    assert_eq!(status, 200, "{games}");
+    assert_eq!(games["games"][0]["game_id"], game_id.as_str(), "{games}");
+    assert_eq!(sign_in(&app, "rosa@studio.test", PASSWORD).await.0, 200);
+    // The invitation's token can no longer set the password of the now active account.
+    let (status, body) = app
+        .call_json(
+            Method::POST,
+            "/v1/auth/reset-password",
+            json!({ "token": invitation, "password": "somebody else's words" }),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(sign_in(&app, "rosa@studio.test", PASSWORD).await.0, 200);
+    // And a registered address still answers 409.
+    let (status, _) = app
+        .call_json(
+            Method::POST,
+            "/v1/auth/register",
+            json!({ "email": "rosa@studio.test", "password": "another long phrase" }),
+        )
+        .await;
+    assert_eq!(status, 409);
+}
