@@ -528,11 +528,14 @@ pub async fn revoke_sessions(state: &AppState, user_id: Uuid) -> Result<(), Acco
 }
 
 /// Creates a pending account for an unknown invitee to `game_name` and e-mails them a token to
-/// set a password (valid `INVITATION_TOKEN_DAYS`). The e-mail goes out in the background.
+/// set a password (valid `INVITATION_TOKEN_DAYS`). The e-mail goes out in the background. It
+/// names who invited them (`inviter`, the owner's address): the game's name is the inviter's
+/// words, and the reader judges them by who wrote them.
 pub async fn invite(
     state: &AppState,
     email: &Email,
     game_name: &str,
+    inviter: &str,
 ) -> Result<users::Model, AccountError> {
     let now = state.now();
     let user = users::Model {
@@ -556,10 +559,11 @@ pub async fn invite(
     )
     .await?;
     let body = format!(
-        "You have been invited to the game \"{game_name}\" on playtrace.\n\n\
-         Set your password to activate your account: {}/activate?token={token}\n\
-         Token: {token}\n\nThe invitation is valid for 7 days.",
-        state.public_url
+        "{inviter} invited you to their game \"{game_name}\" on playtrace ({url}).\n\n\
+         Set your password to activate your account: {url}/activate?token={token}\n\
+         Token: {token}\n\nThe invitation is valid for 7 days. If you do not know {inviter}, \
+         ignore this mail: nothing happens unless you set a password.",
+        url = state.public_url
     );
     let mailer = state.mailer.clone();
     let to = email.as_str().to_string();

@@ -384,7 +384,10 @@ impl GamesApi {
         let state = &self.state;
         let user = match accounts::find_by_email(&state.db, &email).await? {
             Some(user) => user,
-            None => accounts::invite(state, &email, &access.game.name).await?,
+            None => {
+                let inviter = accounts::current_user(&state.db, auth.0).await?;
+                accounts::invite(state, &email, &access.game.name, &inviter.email).await?
+            }
         };
         let member = service::add_member(state, game_id.0, user.id, role).await?;
         Ok(MemberAdded::Created(Json(member_view(member, user)?)))

@@ -412,7 +412,15 @@ async fn an_invitation_does_not_keep_the_addresses_owner_from_registering() {
         )
         .await;
     assert_eq!(status, 201, "{body}");
-    let invitation = token_in(&sink.wait_for("rosa@studio.test").await);
+    let mail = sink.wait_for("rosa@studio.test").await;
+    let (_, me) = app.dashboard_call(Method::GET, "/v1/auth/me", &owner).await;
+    let inviter = me["email"].as_str().unwrap();
+    let text = mail.data.replace("=\r\n", "").replace("=3D", "=");
+    assert!(
+        text.contains(&format!("{inviter} invited you to their game")),
+        "the mail says who invited: {text}"
+    );
+    let invitation = token_in(&mail);
 
     // Act: the address's owner registers as anyone would (it answered 409 before).
     let (status, body) = app
