@@ -337,7 +337,8 @@ function OutcomeView({
   }
   const { result, delivery } = outcome;
   const summary = result.fired ? firedSummary(delivery) : null;
-  const tone = result.fired ? (summary?.allWent ? 'al-fired' : 'notice') : result.triggered ? 'notice' : 'success';
+  const failed = delivery?.email_status === 'failed' || delivery?.webhook_status === 'failed';
+  const tone = result.fired ? (failed ? 'error' : summary?.allWent ? 'al-fired' : 'notice') : result.triggered ? 'notice' : 'success';
   const headline = summary ? summary.headline : result.triggered ? 'Triggered, but not sent.' : 'Not fired.';
   const bad = isBadChange(rule.type, result.change_percent);
   return (
@@ -367,7 +368,7 @@ function OutcomeView({
             <li>
               <DeliveryBadge status={delivery.webhook_status} /> <span>{webhookText(delivery.webhook_status, host)}</span>
             </li>
-            {delivery.error && <li className="al-error-text">{delivery.error}</li>}
+            {delivery.error && <li className="al-delivery-error">{delivery.error}</li>}
           </ul>
         )}
         {result.fired && (

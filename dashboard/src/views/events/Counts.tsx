@@ -131,7 +131,7 @@ function CountsView({
                         {data.total ? `${((c.count / data.total) * 100).toFixed(1)}%` : '—'}
                       </span>
                     </td>
-                    <td>
+                    <td className="schema-link-cell">
                       {!schemasKnown ? (
                         '…'
                       ) : withSchema.has(c.event_name) ? (

@@ -84,7 +84,7 @@ export function Export() {
           Every event as it was stored, oldest first: name, time, player, session, environment and properties. Days are UTC days
           by when each event happened; leave both empty for every event the game has.
         </p>
-        <form className="form export-form" onSubmit={submit}>
+        <form className="form export-form" onSubmit={submit} noValidate>
           <div className="form inline export-days">
             <Field label="First day (optional)">
               <input type="date" value={from} max={to || isoDay(new Date())} onChange={(e) => (setFrom(e.target.value), change())} />

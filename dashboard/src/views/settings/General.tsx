@@ -261,7 +261,7 @@ function RetentionCard() {
         reports of those days. The monthly event count stays as it was. Download events you want to keep first (Events, Export).
       </p>
       {isOwner ? (
-        <form onSubmit={submit} className="form">
+        <form onSubmit={submit} className="form" noValidate>
           <fieldset className="choices" aria-labelledby={legend}>
             <legend id={legend} className="field-label">
               Keep events

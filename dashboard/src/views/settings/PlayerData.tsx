@@ -228,10 +228,10 @@ function AuditLog() {
                         <td data-label="Action">
                           <Badge tone={entry.action === 'erase' ? 'bad' : 'neutral'}>{entry.action === 'erase' ? 'Erased' : 'Downloaded'}</Badge>
                         </td>
-                        <td data-label="Player" className="audit-player">
+                        <td data-label="Player" className="audit-player wide">
                           <code>{entry.player_id}</code>
                         </td>
-                        <td data-label="By" className="audit-by">
+                        <td data-label="By" className="audit-by wide">
                           {entry.user_email}
                           {entry.user_id == null && <span className="hint"> (account deleted)</span>}
                         </td>
