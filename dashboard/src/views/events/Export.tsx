@@ -70,7 +70,7 @@ export function Export() {
   search.set('format', format);
   if (gzip) search.set('gzip', 'true');
   const url = `${window.location.origin}/v1/games/${game.game_id}/events/export?${search}`;
-  const command = `curl -fsS -H "Authorization: Bearer $PLAYTRACE_TOKEN" \\\n  "${url}" \\\n  -o events.${format}${gzip ? '.gz' : ''}`;
+  const command = `curl -fsS -H "Authorization: Bearer $PLAYTRACE_TOKEN" \\\n"${url}" \\\n-o events.${format}${gzip ? '.gz' : ''}`;
 
   const change = () => {
     setDone(null);
@@ -137,7 +137,7 @@ export function Export() {
         <pre className="export-command">
           <code>{command}</code>
         </pre>
-        <CopyButton text={command.replace(/\\\n\s*/g, '')} label="Copy command" />
+        <CopyButton text={command.replace(/\\\n/g, '')} label="Copy command" />
         {game.retention_days != null && (
           <p className="hint export-retention">
             This game keeps events for {formatNumber(game.retention_days)} day{game.retention_days === 1 ? '' : 's'} (Settings,
