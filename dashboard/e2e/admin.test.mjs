@@ -28,11 +28,16 @@ describe('admin', () => {
     assert.match(await row.innerText(), /100,000/);
     assert.match(await page.locator('.stat').first().innerText(), /Games\s+2/i);
 
+    // The tier and the rate limit work alike: choose, Save, and a note says what was saved.
+    assert.ok(await row.getByRole('button', { name: 'Save tier' }).isDisabled(), 'nothing to save before a change');
     await page.getByRole('combobox', { name: 'Tier of Nebula Racers' }).selectOption('studio');
+    assert.equal((await call(env.server, 'GET', `/v1/games/${gameId}`, { token: studio.token })).tier, 'free', 'choosing alone saves nothing');
+    await row.getByRole('button', { name: 'Save tier' }).click();
+    await row.getByRole('status').filter({ hasText: 'Saved: Studio tier' }).waitFor();
     await row.getByText('10,000,000').waitFor();
     await page.getByLabel('Rate limit per minute of Nebula Racers').fill('5000');
-    await row.getByRole('button', { name: 'Save' }).click();
-    await row.getByText('Saved').waitFor();
+    await row.getByRole('button', { name: 'Save rate limit' }).click();
+    await row.getByRole('status').filter({ hasText: 'Saved: 5,000 a minute' }).waitFor();
     await screenshot(page, 'admin');
 
     // The owner sees what the admin set; it holds after a reload.
@@ -77,7 +82,14 @@ describe('admin', () => {
     await page.getByRole('region', { name: 'Plan and limits' }).getByLabel('Tier').selectOption('indie');
     await page.getByRole('button', { name: 'Save plan' }).click();
     await page.getByRole('region', { name: 'Plan and limits' }).getByText('1,000,000', { exact: true }).waitFor();
+    await page.getByRole('region', { name: 'Plan and limits' }).getByText('Saved: Indie tier, 5,000 requests a minute per API key.').waitFor();
     assert.equal((await call(env.server, 'GET', `/v1/games/${gameId}`, { token: studio.token })).tier, 'indie');
+    // An empty rate limit goes back to the server default.
+    await page.getByRole('region', { name: 'Plan and limits' }).getByLabel('Rate limit per minute').fill('');
+    await page.getByRole('button', { name: 'Save plan' }).click();
+    await page.getByRole('region', { name: 'Plan and limits' }).getByText('Saved: Indie tier, the server default rate limit.').waitFor();
+    assert.equal((await call(env.server, 'GET', `/v1/games/${gameId}`, { token: studio.token })).rate_limit_per_minute ?? null, null);
+    await screenshot(page, 'settings-plan-saved');
     await page.context().close();
   });
 

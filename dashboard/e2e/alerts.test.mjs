@@ -113,9 +113,12 @@ describe('alerts', () => {
     assert.equal(tracked.received, 28);
 
     await row.getByRole('button', { name: 'Evaluate now' }).click();
-    const result = page.getByRole('status').filter({ hasText: 'Fired: notifications sent.' });
+    // The message says what went out, channel by channel, as the firing's record has it.
+    const result = page.getByRole('status').filter({ hasText: 'Fired: e-mail and webhook message sent.' });
     await result.waitFor();
     const text = await result.innerText();
+    assert.match(text, new RegExp(`Sent\\s+E-mail to ${oncall.replace(/[.]/g, '\\.')} sent\\.`));
+    assert.match(text, new RegExp(`Sent\\s+Webhook message to ${receiver.host} sent\\.`));
     assert.match(text, /Current\s*4 \/h/i);
     assert.match(text, /Baseline\s*1 \/h/i);
     assert.match(text, /Change\s*\+300%/i);
@@ -155,7 +158,13 @@ describe('alerts', () => {
     await call(env.server, 'POST', '/v1/track', { key, body: logs });
     await page.reload();
     await ruleGroup(page, 'Errors after release').getByRole('button', { name: 'Evaluate now' }).click();
-    await page.getByText('Fired: notifications sent.').waitFor();
+    const partly = page.getByRole('status').filter({ hasText: 'Fired, but a notification failed.' });
+    await partly.waitFor();
+    const partlyText = await partly.innerText();
+    assert.match(partlyText, /Sent\s+E-mail to .+ sent\./);
+    assert.match(partlyText, /Failed\s+Webhook message to .+ failed\./);
+    assert.match(partlyText, /webhook: /, 'the failure says why');
+    await screenshot(page, 'alert-rules-fired-partly');
     await env.server.mail.waitFor(oncall, /Errors after release/);
 
     await page.getByRole('link', { name: 'See it in the history' }).click();

@@ -165,6 +165,47 @@ describe('events', () => {
     await screenshot(page, 'events-live-phone');
   });
 
+  it('names every bar of the chart and wraps event names only between their words', async () => {
+    const account = await newAccount(env.server);
+    const { gameId, key } = await newGame(env.server, account, 'Many Names');
+    const names = Array.from({ length: 12 }, (_, i) => `event_${String(i + 1).padStart(2, '0')}`);
+    names[0] = 'tutorial_step_completed_after_the_first_boss_fight';
+    // Counts 12, 11, ... 1, so the chart's order is the list's.
+    const batch = names.flatMap((name, i) => Array.from({ length: 12 - i }, (_, n) => ({ event_name: name, session_id: `s${n}`, player_id: `p${n}` })));
+    await track(env.server, key, batch);
+
+    const page = await signedInPage(env.browser, env.server, account);
+    await page.goto(`/games/${gameId}/events`);
+    const canvas = page.locator('canvas[aria-label="Events by name"]');
+    await canvas.waitFor();
+    // Every bar has its label (the canvas says how many it drew), not every other one.
+    await eventually(async () => assert.equal(await canvas.getAttribute('data-labels-drawn'), '12'));
+    await screenshot(page, 'events-counts-many-names');
+
+    // The live tail at phone width: the long name wraps only after its separators.
+    const phone = await signedInPage(env.browser, env.server, account, { width: 390, height: 844 });
+    await phone.goto(`/games/${gameId}/events/live?event_name=${names[0]}`);
+    const name = phone.locator('.row-toggle .name-wrap').first();
+    await name.waitFor();
+    const split = await name.evaluate((element) => {
+      const lines = new Set();
+      const brokenWords = [];
+      for (const node of element.childNodes) {
+        if (node.nodeType !== Node.TEXT_NODE) continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const rects = [...range.getClientRects()];
+        if (rects.length > 1) brokenWords.push(node.textContent);
+        for (const rect of rects) lines.add(Math.round(rect.top));
+      }
+      return { brokenWords, lines: lines.size };
+    });
+    assert.deepEqual(split.brokenWords, [], 'no word of the name is split across lines');
+    assert.ok(split.lines > 1, 'the long name does wrap at phone width');
+    await screenshot(phone, 'events-live-long-name-phone');
+    await phone.context().close();
+  });
+
   it('tries a schema on recent events, saves it, and /v1/track then enforces it', async () => {
     const account = await newAccount(env.server);
     const { gameId, key } = await newGame(env.server, account, 'Schema Smith');

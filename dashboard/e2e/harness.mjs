@@ -55,11 +55,12 @@ function decodeMail(raw) {
 
 /**
  * The binary on port 0 with its own store (see scripts/lib/playtrace-server.mjs) and a real
- * SMTP sink for its mail. Answers { url, mail, log(), stop() }.
+ * SMTP sink for its mail (none with `{ smtp: false }`: the server then only logs its mail).
+ * Answers { url, mail, log(), stop() }.
  */
-export async function startServer(extraArgs = []) {
-  const mail = await startMailSink();
-  const args = ['--smtp-url', `smtp://127.0.0.1:${mail.port}`, '--allow-private-webhooks', ...extraArgs];
+export async function startServer(extraArgs = [], { smtp = true } = {}) {
+  const mail = smtp ? await startMailSink() : null;
+  const args = [...(mail ? ['--smtp-url', `smtp://127.0.0.1:${mail.port}`] : []), '--allow-private-webhooks', ...extraArgs];
   if (process.env.PLAYTRACE_DASHBOARD_DIR) args.push('--dashboard-dir', process.env.PLAYTRACE_DASHBOARD_DIR);
   const server = await startPlaytrace(args);
   return {
@@ -68,7 +69,7 @@ export async function startServer(extraArgs = []) {
     log: server.log,
     async stop() {
       await server.stop();
-      await mail.close();
+      await mail?.close();
     },
   };
 }
@@ -105,10 +106,10 @@ export async function screenshot(page, name) {
  * The usual frame of a test file: a server and a browser before its tests, both stopped
  * after. Answers an object whose fields are filled in once `before` ran.
  */
-export function setup(hooks, extraArgs = []) {
+export function setup(hooks, extraArgs = [], options = {}) {
   const env = {};
   hooks.before(async () => {
-    env.server = await startServer(extraArgs);
+    env.server = await startServer(extraArgs, options);
     env.browser = await launchBrowser();
   });
   hooks.after(async () => {

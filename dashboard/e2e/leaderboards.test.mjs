@@ -222,6 +222,31 @@ describe('leaderboards', () => {
     await page.context().close();
   });
 
+  it('shows a score with every decimal it was sent with, alike in every view', async () => {
+    const owner = await newAccount(env.server);
+    const { gameId, key } = await newGame(env.server, owner, 'Split Seconds');
+    await call(env.server, 'POST', `/v1/games/${gameId}/leaderboards`, { token: owner.token, body: { board_name: 'sprint', order: 'lower', max_score: 1000 } });
+    assert.equal((await submit(env.server, key, 'sprint', { player_id: 'ada', score: 61.2345 })).body.status, 'ok');
+    assert.equal((await submit(env.server, key, 'sprint', { player_id: 'bo', score: 1234.5678 })).body.status, 'suspicious');
+
+    const page = await signedInPage(env.browser, env.server, owner);
+    await page.goto(`/games/${gameId}/leaderboards/sprint`);
+    const standings = page.getByRole('table', { name: 'Standings of sprint' });
+    await standings.waitFor();
+    assert.deepEqual((await cells(standings)).map((r) => r[r.length - 3]), ['61.2345']);
+    await page.getByLabel('Find a player').fill('ada');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    assert.match(await page.locator('.lb-found').innerText(), /with a score of 61\.2345\./);
+
+    await page.getByRole('link', { name: /Moderation/ }).click();
+    const held = page.getByRole('table', { name: 'Entries held for review' });
+    await held.waitFor();
+    assert.deepEqual((await cells(held)).map((r) => r.slice(0, 4)), [['bo', '—', '1,234.5678', 'Above the maximum (1,000)']]);
+    await held.getByRole('row').filter({ hasText: 'bo' }).getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Approved: bo is on the board at rank #2 with 1,234.5678.').waitFor();
+    await page.context().close();
+  });
+
   it('edits a board: a new period archives the old one, which stays readable', async () => {
     const owner = await newAccount(env.server);
     const { gameId, key } = await newGame(env.server, owner, 'Tower Tactics');

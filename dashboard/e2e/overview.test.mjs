@@ -11,7 +11,7 @@ function sampleEvents() {
     events.push({ event_name: 'session_start', session_id: `s-${player}`, player_id: player });
   }
   events.push({ event_name: 'purchase', session_id: 's-ana', player_id: 'ana', properties: { amount: 4.99, sku: 'gems_small' } });
-  events.push({ event_name: 'purchase', session_id: 's-ben', player_id: 'ben', properties: { amount: 10, sku: 'gems_large' } });
+  events.push({ event_name: 'purchase', session_id: 's-ben', player_id: 'ben', properties: { amount: 10.41, sku: 'gems_large' } });
   events.push({ event_name: 'crash', session_id: 's-cy', player_id: 'cy', properties: { reason: 'NullReference' } });
   events.push({ event_name: 'crash', session_id: 's-dee', player_id: 'dee', properties: { reason: 'OutOfMemory' } });
   events.push({ event_name: 'log', session_id: 's-ana', player_id: 'ana', properties: { level: 'error', message: 'save failed' } });
@@ -123,7 +123,8 @@ describe('game overview', () => {
     assert.equal(await select(page, 'Range').inputValue(), '1d');
     assert.equal(await select(page, 'Interval').inputValue(), 'hour');
     assert.equal(await statValue(page, 'Events'), '11');
-    assert.equal(await statValue(page, 'Revenue'), '14.99');
+    // Money always shows its cents: 15.40, not 15.4.
+    assert.equal(await statValue(page, 'Revenue'), '15.40');
     assert.equal(await statValue(page, 'Crashes'), '2');
     assert.equal(await statValue(page, 'Log errors'), '2');
     assert.equal(await statValue(page, 'Peak hourly users'), '4');
@@ -143,7 +144,7 @@ describe('game overview', () => {
       [hour, '11'],
     );
     assert.equal(events.reduce((total, row) => total + Number(row[1]), 0), 11);
-    assert.deepEqual((await figures(page, 'Revenue')).find((row) => row[0] === hour), [hour, '14.99']);
+    assert.deepEqual((await figures(page, 'Revenue')).find((row) => row[0] === hour), [hour, '15.40']);
     assert.deepEqual((await figures(page, 'Crashes and errors')).find((row) => row[0] === hour), [hour, '2', '2']);
     assert.deepEqual((await figures(page, 'Active users per hour')).find((row) => row[0] === hour), [hour, '4']);
     await page.getByRole('button', { name: 'Refresh' }).waitFor();
@@ -172,7 +173,7 @@ describe('game overview', () => {
     await page.waitForURL(/environment=production/);
     // Each figure has its own read: wait for each to come back with the filter applied.
     await eventually(async () => assert.equal(await statValue(page, 'Events'), '0'));
-    await eventually(async () => assert.equal(await statValue(page, 'Revenue'), '0'));
+    await eventually(async () => assert.equal(await statValue(page, 'Revenue'), '0.00'));
     // The quota counts both environments.
     await page.getByText('11 of 100,000 events this month').waitFor();
   });

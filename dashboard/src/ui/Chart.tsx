@@ -24,6 +24,13 @@ export interface ChartProps {
 
 const COLOURS = ['#4f46e5', '#0891b2', '#db2777', '#ca8a04', '#16a34a'];
 
+/** Horizontal bars label every bar; a longer name is cut to this many characters (the tooltip and the table keep it whole). */
+const BAR_LABEL_CHARS = 22;
+
+function shorten(label: string): string {
+  return label.length > BAR_LABEL_CHARS ? `${label.slice(0, BAR_LABEL_CHARS - 1)}…` : label;
+}
+
 let registered: Promise<typeof import('chart.js')> | null = null;
 function chartJs() {
   registered ??= import('chart.js').then((module) => {
@@ -66,12 +73,30 @@ export function Chart({ title, kind, labels, series, format = (v) => (v === null
             maintainAspectRatio: false,
             animation: false,
             plugins: { legend: { display: false }, tooltip: { intersect: false, mode: 'index' } },
-            scales: {
-              x: { grid: { display: false }, ticks: { maxTicksLimit: 8 } },
-              y: { beginAtZero: true, ticks: { maxTicksLimit: 6 } },
-            },
+            // Horizontal bars name every bar (shortened when long); elsewhere the category axis
+            // thins its labels out, as dates and hours read fine with some skipped.
+            scales: horizontal
+              ? {
+                  x: { beginAtZero: true, grid: { display: true }, ticks: { maxTicksLimit: 6 } },
+                  y: {
+                    grid: { display: false },
+                    ticks: {
+                      autoSkip: false,
+                      callback(value) {
+                        return shorten(this.getLabelForValue(Number(value)));
+                      },
+                    },
+                  },
+                }
+              : {
+                  x: { grid: { display: false }, ticks: { maxTicksLimit: 8 } },
+                  y: { beginAtZero: true, ticks: { maxTicksLimit: 6 } },
+                },
           },
         });
+        // How many category labels were drawn, for the browser tests (the canvas has no text).
+        const categories = chart.current.scales[horizontal ? 'y' : 'x'];
+        canvas.current.dataset.labelsDrawn = String(categories?.ticks.length ?? 0);
       },
       () => setFailed(true),
     );

@@ -1,6 +1,6 @@
 // The building blocks every view uses, so that loading, errors, empty lists, forms and
 // confirmations look and behave the same everywhere.
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { Fragment, useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { RANGES, type RangeKey } from './format';
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -110,6 +110,7 @@ export function ConfirmButton({
   onConfirm,
   danger = true,
   className,
+  disabled,
 }: {
   label: ReactNode;
   title: string;
@@ -118,13 +119,15 @@ export function ConfirmButton({
   onConfirm: () => Promise<unknown> | void;
   danger?: boolean;
   className?: string;
+  /** The button cannot open the dialog (nothing to act on yet). */
+  disabled?: boolean;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
   const titleId = useId();
   return (
     <>
-      <button type="button" className={className ?? (danger ? 'danger' : undefined)} onClick={() => dialog.current?.showModal()}>
+      <button type="button" className={className ?? (danger ? 'danger' : undefined)} disabled={disabled} onClick={() => dialog.current?.showModal()}>
         {label}
       </button>
       <dialog ref={dialog} aria-labelledby={titleId} className="dialog">
@@ -199,4 +202,23 @@ export function RangePicker({ value, onChange }: { value: RangeKey; onChange: (k
 /** A status word as a coloured badge. */
 export function Badge({ tone = 'neutral', children }: { tone?: 'neutral' | 'good' | 'warn' | 'bad'; children: ReactNode }) {
   return <span className={`badge badge-${tone}`}>{children}</span>;
+}
+
+/**
+ * An identifier (an event name such as `level_complete.boss`) that may wrap only after its
+ * separators (`_ . - : /`), never in the middle of a word; a single word longer than the line
+ * still wraps rather than overflow (`.name-wrap`).
+ */
+export function WrappingName({ name }: { name: string }) {
+  const parts = name.split(/(?<=[_.\-:/])/);
+  return (
+    <span className="name-wrap">
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </span>
+  );
 }

@@ -1,6 +1,10 @@
 // How numbers, dates and ranges read in the dashboard.
 const number = new Intl.NumberFormat('en-US');
-const money = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+// Amounts always show cents ("352.40", not "352.4"), so a column of them lines up.
+const money = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const percent = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+// Every digit a number was sent with (a speedrun's 61.2345 s is not rounded to 61.235).
+const exact = new Intl.NumberFormat('en-US', { maximumFractionDigits: 20 });
 
 export function formatNumber(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : number.format(value);
@@ -11,7 +15,12 @@ export function formatMoney(value: number | null | undefined): string {
 }
 
 export function formatPercent(value: number | null | undefined): string {
-  return value === null || value === undefined ? '—' : `${money.format(value)}%`;
+  return value === null || value === undefined ? '—' : `${percent.format(value)}%`;
+}
+
+/** A number with thousands separators and all of its decimals, e.g. a leaderboard score. */
+export function formatExact(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : exact.format(value);
 }
 
 export function formatTime(iso: string | null | undefined): string {

@@ -7,7 +7,7 @@ import { useSession } from '../../auth';
 import { Async, Card, Empty, ErrorMessage, Field, PageHeader } from '../../ui/components';
 import { formatNumber, formatTime } from '../../ui/format';
 import { useAction, useLoad, type Loaded } from '../../ui/useLoad';
-import { formatDate, TIERS } from '../settings/shared';
+import { formatDate, tierLabel, TIERS } from '../settings/shared';
 import '../settings/settings.css';
 
 type Game = Schemas['Game'];
@@ -216,8 +216,10 @@ function QuotaForm({ game, onChange }: { game: Game; onChange(game: Game): void 
 function GameRow({ game, onChange }: { game: Game; onChange(game: Game): void }) {
   const tierAction = useAction();
   const limitAction = useAction();
+  const [tier, setTier] = useState<string>(game.tier);
   const [limit, setLimit] = useState(game.rate_limit_per_minute?.toString() ?? '');
-  const [saved, setSaved] = useState(false);
+  const [tierSaved, setTierSaved] = useState('');
+  const [limitSaved, setLimitSaved] = useState('');
 
   async function patch(action: typeof tierAction, body: Schemas['UpdateGame']) {
     const updated = await action.run(() => unwrap(api.PATCH('/v1/games/{game_id}', { params: { path: { game_id: game.game_id } }, body })));
@@ -225,17 +227,30 @@ function GameRow({ game, onChange }: { game: Game; onChange(game: Game): void })
     return updated;
   }
 
+  // The tier and the rate limit work alike: change, then Save, then a note of what was saved.
+  async function saveTier(e: FormEvent) {
+    e.preventDefault();
+    setTierSaved('');
+    const updated = await patch(tierAction, { tier: tier as Schemas['Tier'] });
+    if (updated) {
+      setTier(updated.tier);
+      setTierSaved(`Saved: ${tierLabel(updated.tier)} tier`);
+    }
+  }
+
   async function saveLimit(e: FormEvent) {
     e.preventDefault();
-    setSaved(false);
-    if (limit.trim() === '') {
-      limitAction.setError('Enter a number of requests per minute.');
+    setLimitSaved('');
+    const text = limit.trim();
+    const wanted = text === '' ? null : Number(text);
+    if (wanted !== null && (!Number.isInteger(wanted) || wanted < 1)) {
+      limitAction.setError('Enter a whole number of requests per minute, or leave it empty for the server default.');
       return;
     }
-    const updated = await patch(limitAction, { rate_limit_per_minute: Number(limit) });
+    const updated = await patch(limitAction, { rate_limit_per_minute: wanted });
     if (updated) {
       setLimit(updated.rate_limit_per_minute?.toString() ?? '');
-      setSaved(true);
+      setLimitSaved(updated.rate_limit_per_minute == null ? 'Saved: the server default' : `Saved: ${formatNumber(updated.rate_limit_per_minute)} a minute`);
     }
   }
 
@@ -247,20 +262,31 @@ function GameRow({ game, onChange }: { game: Game; onChange(game: Game): void })
           <code>{game.game_id}</code>
         </div>
       </th>
-      <td className="tier-cell" data-label="Tier">
-        <select
-          aria-label={`Tier of ${game.name}`}
-          value={game.tier}
-          disabled={tierAction.busy}
-          aria-busy={tierAction.busy}
-          onChange={(e) => void patch(tierAction, { tier: e.target.value as Schemas['Tier'] })}
-        >
-          {TIERS.map((t) => (
-            <option key={t.value} value={t.value}>
-              {t.label}
-            </option>
-          ))}
-        </select>
+      <td className="tier-cell wide" data-label="Tier">
+        <form className="limit-form" onSubmit={saveTier}>
+          <select
+            aria-label={`Tier of ${game.name}`}
+            value={tier}
+            onChange={(e) => {
+              setTier(e.target.value);
+              setTierSaved('');
+              tierAction.setError(null);
+            }}
+          >
+            {TIERS.map((t) => (
+              <option key={t.value} value={t.value}>
+                {t.label}
+              </option>
+            ))}
+          </select>
+          <button type="submit" className="small" disabled={tierAction.busy || tier === game.tier} aria-busy={tierAction.busy}>
+            {tierAction.busy ? 'Saving…' : 'Save'}
+            <span className="visually-hidden"> tier</span>
+          </button>
+          <span className="hint saved-note" role="status">
+            {tierSaved}
+          </span>
+        </form>
         <ErrorMessage error={tierAction.error} />
       </td>
       <td className="wide" data-label="Monthly quota">
@@ -278,14 +304,21 @@ function GameRow({ game, onChange }: { game: Game; onChange(game: Game): void })
             value={limit}
             onChange={(e) => {
               setLimit(e.target.value);
-              setSaved(false);
+              setLimitSaved('');
+              limitAction.setError(null);
             }}
           />
-          <button type="submit" className="small" disabled={limitAction.busy} aria-busy={limitAction.busy}>
+          <button
+            type="submit"
+            className="small"
+            disabled={limitAction.busy || limit.trim() === (game.rate_limit_per_minute?.toString() ?? '')}
+            aria-busy={limitAction.busy}
+          >
             {limitAction.busy ? 'Saving…' : 'Save'}
+            <span className="visually-hidden"> rate limit</span>
           </button>
           <span className="hint saved-note" role="status">
-            {saved ? 'Saved' : ''}
+            {limitSaved}
           </span>
         </form>
         <ErrorMessage error={limitAction.error} />

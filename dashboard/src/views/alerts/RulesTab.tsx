@@ -14,7 +14,11 @@ type Rule = Schemas['AlertRule'];
 
 type Outcome =
   | { kind: 'test'; result: Schemas['WebhookTestResult'] }
-  | { kind: 'evaluate'; result: Schemas['EvaluationResult'] };
+  /** `delivery`: the firing's history record (how each channel went); null when it could not be read. */
+  | { kind: 'evaluate'; result: Schemas['EvaluationResult']; delivery: Schemas['AlertHistoryItem'] | null };
+
+/** How many recent firings to read to find the one "Evaluate now" just wrote. */
+const RECENT_FIRINGS = 20;
 
 const COOLDOWN_MS = 60 * 60 * 1000;
 
@@ -156,10 +160,22 @@ function RuleRow({
     const result = await evaluate.run(() =>
       unwrap(api.POST('/v1/alerts/{rule_id}/evaluate', { params: { path: { rule_id: rule.rule_id } } })),
     );
-    if (result) {
-      setOutcome({ kind: 'evaluate', result });
-      if (result.fired) onFired();
+    if (!result) return;
+    // The answer says whether the rule fired; how its e-mail and webhook went is in the
+    // history record it wrote, read here so the message says what was actually sent.
+    let delivery: Schemas['AlertHistoryItem'] | null = null;
+    if (result.fired && result.history_id) {
+      try {
+        const recent = await unwrap(
+          api.GET('/v1/alerts/history', { params: { query: { game_id: rule.game_id, limit: RECENT_FIRINGS } } }),
+        );
+        delivery = recent.history.find((item) => item.id === result.history_id) ?? null;
+      } catch {
+        delivery = null;
+      }
     }
+    setOutcome({ kind: 'evaluate', result, delivery });
+    if (result.fired) onFired();
   }
 
   async function deleteRule() {
@@ -319,13 +335,11 @@ function OutcomeView({
       </div>
     );
   }
-  const { result } = outcome;
-  const tone = result.fired ? 'al-fired' : result.triggered ? 'notice' : 'success';
-  const headline = result.fired
-    ? 'Fired: notifications sent.'
-    : result.triggered
-      ? 'Triggered, but not sent.'
-      : 'Not fired.';
+  const { result, delivery } = outcome;
+  const summary = result.fired ? firedSummary(delivery) : null;
+  const failed = delivery?.email_status === 'failed' || delivery?.webhook_status === 'failed';
+  const tone = result.fired ? (failed ? 'error' : summary?.allWent ? 'al-fired' : 'notice') : result.triggered ? 'notice' : 'success';
+  const headline = summary ? summary.headline : result.triggered ? 'Triggered, but not sent.' : 'Not fired.';
   const bad = isBadChange(rule.type, result.change_percent);
   return (
     <div className={`${tone} al-result`} role="status">
@@ -346,6 +360,17 @@ function OutcomeView({
           </div>
         </dl>
         <span className="al-reason">{result.reason}</span>
+        {result.fired && delivery && (
+          <ul className="al-delivery" aria-label="Notifications">
+            <li>
+              <DeliveryBadge status={delivery.email_status} /> <span>{emailText(delivery.email_status, rule.email)}</span>
+            </li>
+            <li>
+              <DeliveryBadge status={delivery.webhook_status} /> <span>{webhookText(delivery.webhook_status, host)}</span>
+            </li>
+            {delivery.error && <li className="al-delivery-error">{delivery.error}</li>}
+          </ul>
+        )}
         {result.fired && (
           <span>
             <Link to={historyPath}>See it in the history</Link>
@@ -355,4 +380,39 @@ function OutcomeView({
       {dismiss}
     </div>
   );
+}
+
+/** The headline of a firing, from how its channels went. */
+function firedSummary(delivery: Schemas['AlertHistoryItem'] | null): { headline: string; allWent: boolean } {
+  if (!delivery) return { headline: 'Fired. How the notifications went is in the history.', allWent: false };
+  const email = delivery.email_status;
+  const webhook = delivery.webhook_status;
+  if (email === 'failed' || webhook === 'failed') {
+    const sent = email === 'sent' || webhook === 'sent';
+    return { headline: sent ? 'Fired, but a notification failed.' : 'Fired, but no notification went out.', allWent: false };
+  }
+  if (email === 'sent' && webhook === 'sent') return { headline: 'Fired: e-mail and webhook message sent.', allWent: true };
+  if (email === 'sent') return { headline: 'Fired: e-mail sent.', allWent: webhook === 'skipped' };
+  if (webhook === 'sent') return { headline: 'Fired: webhook message sent, e-mail not sent.', allWent: false };
+  return { headline: 'Fired, but no notification went out.', allWent: false };
+}
+
+function emailText(status: string, to: string): string {
+  if (status === 'sent') return `E-mail to ${to} sent.`;
+  if (status === 'skipped') return `E-mail to ${to} not sent: this playtrace server has no SMTP server set, so it only wrote the message to its log.`;
+  if (status === 'failed') return `E-mail to ${to} failed.`;
+  return `E-mail to ${to}: ${status}.`;
+}
+
+function webhookText(status: string, host: string | null): string {
+  if (status === 'sent') return `Webhook message to ${host ?? 'the webhook'} sent.`;
+  if (status === 'skipped') return 'No webhook message: the rule has no webhook.';
+  if (status === 'failed') return `Webhook message to ${host ?? 'the webhook'} failed.`;
+  return `Webhook: ${status}.`;
+}
+
+function DeliveryBadge({ status }: { status: string }) {
+  const tone = status === 'sent' ? 'good' : status === 'failed' ? 'bad' : 'neutral';
+  const word = status === 'sent' ? 'Sent' : status === 'failed' ? 'Failed' : status === 'skipped' ? 'Skipped' : status;
+  return <Badge tone={tone}>{word}</Badge>;
 }

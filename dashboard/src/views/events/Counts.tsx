@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useGame } from '../../GameShell';
 import { Chart } from '../../ui/Chart';
-import { Async, Card, Empty, RangePicker } from '../../ui/components';
+import { Async, Card, Empty, RangePicker, WrappingName } from '../../ui/components';
 import { formatDay, formatNumber, rangeBounds } from '../../ui/format';
 import { useLoad } from '../../ui/useLoad';
 import { EnvironmentPicker, environmentQuery, readEnvironment, readRange, useQueryState } from '../overview/shared';
@@ -119,7 +119,7 @@ function CountsView({
                   <tr key={c.event_name}>
                     <th scope="row" className="event-name-cell">
                       <Link to={`${base}/live?event_name=${encodeURIComponent(c.event_name)}`} title={`Live ${c.event_name} events`}>
-                        {c.event_name}
+                        <WrappingName name={c.event_name} />
                       </Link>
                     </th>
                     <td className="num">{formatNumber(c.count)}</td>
@@ -131,7 +131,7 @@ function CountsView({
                         {data.total ? `${((c.count / data.total) * 100).toFixed(1)}%` : '—'}
                       </span>
                     </td>
-                    <td>
+                    <td className="schema-link-cell">
                       {!schemasKnown ? (
                         '…'
                       ) : withSchema.has(c.event_name) ? (

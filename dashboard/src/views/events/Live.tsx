@@ -5,7 +5,7 @@ import { Fragment, useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, messageOf, unwrap, type Schemas } from '../../api/client';
 import { useGame } from '../../GameShell';
-import { Async, Badge, Card, CopyButton, Empty, ErrorMessage, Field } from '../../ui/components';
+import { Async, Badge, Card, CopyButton, Empty, ErrorMessage, Field, WrappingName } from '../../ui/components';
 import { formatNumber, formatTime } from '../../ui/format';
 import { useLoad } from '../../ui/useLoad';
 import { EnvironmentPicker, environmentQuery, readEnvironment, useQueryState, type Environment } from '../overview/shared';
@@ -306,7 +306,7 @@ export function Live() {
                                   <span className="caret" aria-hidden="true">
                                     ▸
                                   </span>
-                                  {event.event_name}
+                                  <WrappingName name={event.event_name} />
                                 </button>
                               </td>
                               <td className="mono-cell">{event.player_id ?? <span className="hint">anonymous</span>}</td>

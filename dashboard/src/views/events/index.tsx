@@ -1,8 +1,10 @@
-// The events area: counts by name, a live tail of the newest events, and event schemas.
+// The events area: counts by name, a live tail of the newest events, event schemas and the raw
+// event export.
 import { NavLink, Route, Routes } from 'react-router';
 import { useGame } from '../../GameShell';
 import { Empty, PageHeader } from '../../ui/components';
 import { Counts } from './Counts';
+import { Export } from './Export';
 import { Live } from './Live';
 import { SchemaEditor } from './SchemaEditor';
 import { SchemaList } from './SchemaList';
@@ -12,6 +14,7 @@ const TABS = [
   { to: '', label: 'Counts', end: true },
   { to: 'live', label: 'Live', end: true },
   { to: 'schemas', label: 'Schemas', end: false },
+  { to: 'export', label: 'Export', end: true },
 ];
 
 export default function Events() {
@@ -33,6 +36,7 @@ export default function Events() {
         <Route path="schemas" element={<SchemaList />} />
         <Route path="schemas/new" element={<SchemaEditor key="new" />} />
         <Route path="schemas/:eventName" element={<SchemaEditor />} />
+        <Route path="export" element={<Export />} />
         <Route
           path="*"
           element={

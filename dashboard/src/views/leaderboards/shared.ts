@@ -1,7 +1,7 @@
 // What the leaderboard pages share: the words for orders and periods, score and bound
 // formatting, and the UTC date-time field conversions.
 import type { Schemas } from '../../api/client';
-import { formatNumber } from '../../ui/format';
+import { formatExact } from '../../ui/format';
 
 export type Board = Schemas['LeaderboardDefinition'];
 
@@ -27,8 +27,9 @@ export function periodLabel(period: string): string {
   return PERIODS.find((p) => p.value === period)?.label ?? period;
 }
 
+/** A score as every leaderboard view shows it: grouped, and with every decimal it was sent with. */
 export function formatScore(score: number | null | undefined): string {
-  return formatNumber(score);
+  return formatExact(score);
 }
 
 /** "0 to 1,000", "at least 0", "at most 1,000" or "None". */

@@ -1,6 +1,6 @@
-// General settings of a game: name, event validation, the web origins of browser builds, the
-// plan (tier, quota, rate limit; changed by the instance admin), player identity and deleting
-// the game.
+// General settings of a game: name, event validation, the web origins of browser builds, how
+// long events are kept, the plan (tier, quota, rate limit; changed by the instance admin),
+// player identity and deleting the game.
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { api, unwrap } from '../../api/client';
@@ -28,6 +28,7 @@ export function General() {
         <PlanCard />
         <ValidationCard />
         <OriginsCard />
+        <RetentionCard />
       </div>
       <PlayerIdentity />
       {isOwner && <DangerZone />}
@@ -224,6 +225,117 @@ function OriginsCard() {
   );
 }
 
+/** The longest retention the API takes: ten years. */
+const MAX_RETENTION_DAYS = 3650;
+
+function retentionText(days: number | null | undefined): string {
+  return days == null ? 'Events are kept for good.' : `Events older than ${formatNumber(days)} day${days === 1 ? '' : 's'} are deleted.`;
+}
+
+function RetentionCard() {
+  const { game, isOwner } = useGame();
+  const current = game.retention_days ?? null;
+  const [keep, setKeep] = useState(current === null);
+  const [days, setDays] = useState(current?.toString() ?? '90');
+  const save = useSaveGame();
+  const legend = useId();
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    let wanted: number | null = null;
+    if (!keep) {
+      wanted = Number(days);
+      if (!Number.isInteger(wanted) || wanted < 1 || wanted > MAX_RETENTION_DAYS) {
+        save.setError(`Enter a whole number of days from 1 to ${formatNumber(MAX_RETENTION_DAYS)}.`);
+        return;
+      }
+    }
+    await save.save({ retention_days: wanted });
+  }
+
+  const changed = () => save.clearSaved();
+  return (
+    <Card title="Event retention">
+      <p className="hint card-intro">
+        How long raw events are kept. Once an hour the server deletes events older than this, whole UTC days at a time, with the
+        reports of those days. The monthly event count stays as it was. Download events you want to keep first (Events, Export).
+      </p>
+      {isOwner ? (
+        <form onSubmit={submit} className="form" noValidate>
+          <fieldset className="choices" aria-labelledby={legend}>
+            <legend id={legend} className="field-label">
+              Keep events
+            </legend>
+            <label className={`choice${keep ? ' selected' : ''}`}>
+              <input
+                type="radio"
+                name="retention"
+                checked={keep}
+                onChange={() => {
+                  setKeep(true);
+                  changed();
+                }}
+              />
+              <span>
+                <span className="choice-title">
+                  <strong>For good</strong>
+                  {current === null && <Badge>Current</Badge>}
+                </span>
+                <span className="hint">Nothing is deleted unless you delete the game or erase a player.</span>
+              </span>
+            </label>
+            <label className={`choice${keep ? '' : ' selected'}`}>
+              <input
+                type="radio"
+                name="retention"
+                checked={!keep}
+                onChange={() => {
+                  setKeep(false);
+                  changed();
+                }}
+              />
+              <span>
+                <span className="choice-title">
+                  <strong>For a number of days</strong>
+                  {current !== null && <Badge>Current</Badge>}
+                </span>
+                <span className="hint">From 1 to 3,650 days (ten years).</span>
+              </span>
+            </label>
+          </fieldset>
+          {!keep && (
+            <Field label="Days to keep events">
+              <span className="retention-days">
+                <input
+                  type="number"
+                  min={1}
+                  max={MAX_RETENTION_DAYS}
+                  step={1}
+                  inputMode="numeric"
+                  required
+                  value={days}
+                  onChange={(e) => {
+                    setDays(e.target.value);
+                    changed();
+                  }}
+                />
+                <span className="hint">days</span>
+              </span>
+            </Field>
+          )}
+          <ErrorMessage error={save.error} />
+          <Saved show={save.saved}>Saved. {retentionText(game.retention_days)}</Saved>
+          <div>
+            <SubmitButton busy={save.busy}>Save retention</SubmitButton>
+          </div>
+        </form>
+      ) : (
+        <p>{retentionText(current)}</p>
+      )}
+    </Card>
+  );
+}
+
 function PlanCard() {
   const { game } = useGame();
   const { me } = useSession();
@@ -241,14 +353,14 @@ function PlanCard() {
     e.preventDefault();
     const changes: Changes = {};
     if (tier !== game.tier) changes.tier = tier;
-    const wanted = limit.trim() === '' ? undefined : Number(limit);
-    if (wanted === undefined && game.rate_limit_per_minute != null) {
-      save.setError('The rate limit cannot be set back to the server default from here yet; enter a number of requests per minute.');
+    const wanted = limit.trim() === '' ? null : Number(limit);
+    if (wanted !== null && (!Number.isInteger(wanted) || wanted < 1)) {
+      save.setError('Enter a whole number of requests per minute, or leave it empty for the server default.');
       return;
     }
-    if (wanted !== undefined && wanted !== game.rate_limit_per_minute) changes.rate_limit_per_minute = wanted;
+    if (wanted !== (game.rate_limit_per_minute ?? null)) changes.rate_limit_per_minute = wanted;
     if (Object.keys(changes).length === 0) {
-      save.setError('Nothing changed.');
+      save.setError('Nothing changed: pick another tier or rate limit first.');
       return;
     }
     await save.save(changes);
@@ -308,7 +420,13 @@ function PlanCard() {
             <SubmitButton busy={save.busy}>Save plan</SubmitButton>
           </div>
           <ErrorMessage error={save.error} />
-          <Saved show={save.saved} />
+          <Saved show={save.saved}>
+            Saved: {tierLabel(game.tier)} tier,{' '}
+            {game.rate_limit_per_minute == null
+              ? 'the server default rate limit'
+              : `${formatNumber(game.rate_limit_per_minute)} requests a minute per API key`}
+            .
+          </Saved>
         </form>
       ) : (
         <p className="hint">

@@ -1,5 +1,5 @@
-// A game's settings: general (name, event validation, web origins, plan, deletion), members
-// and API keys, each a sub-page behind a tab bar.
+// A game's settings: general (name, event validation, web origins, retention, plan, deletion),
+// members, API keys and player data (export, erasure, audit log), each a sub-page behind a tab bar.
 import { NavLink, Route, Routes } from 'react-router';
 import { useGame } from '../../GameShell';
 import { PageHeader } from '../../ui/components';
@@ -7,6 +7,7 @@ import { NotFound } from '../NotFound';
 import { General } from './General';
 import { Members } from './Members';
 import { ApiKeys } from './ApiKeys';
+import { PlayerData } from './PlayerData';
 import './settings.css';
 
 export default function Settings() {
@@ -16,6 +17,7 @@ export default function Settings() {
     { to: base, label: 'General', end: true },
     { to: `${base}/members`, label: 'Members', end: false },
     { to: `${base}/keys`, label: 'API keys', end: false },
+    { to: `${base}/player-data`, label: 'Player data', end: false },
   ];
   return (
     <>
@@ -35,6 +37,7 @@ export default function Settings() {
         <Route index element={<General />} />
         <Route path="members" element={<Members />} />
         <Route path="keys" element={<ApiKeys />} />
+        <Route path="player-data" element={<PlayerData />} />
         <Route path="*" element={<NotFound />} />
       </Routes>
     </>
