@@ -18,6 +18,7 @@ mod m20261125_000014_add_game_event_quota;
 mod m20261126_000015_create_sign_in_failures;
 mod m20261126_000016_add_user_token_generation;
 mod m20261126_000017_add_user_reset_mailed_at;
+mod m20261126_000018_create_analytics_paying_days;
 
 pub struct Migrator;
 
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000015_create_sign_in_failures::Migration),
             Box::new(m20261126_000016_add_user_token_generation::Migration),
             Box::new(m20261126_000017_add_user_reset_mailed_at::Migration),
+            Box::new(m20261126_000018_create_analytics_paying_days::Migration),
         ]
     }
 }

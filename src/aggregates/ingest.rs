@@ -5,6 +5,8 @@
 //! 2. the (scope, player, hour) and (scope, player, day) rows are inserted where missing; the
 //!    ones that were new add one to that hour's or day's distinct active users, and a day's
 //!    row gets the bits of the player's new hours in that day;
+//!    A purchase's (scope, player, day) row is inserted where missing in the same way, and a
+//!    new one adds one to the day's distinct paying users (span `paying_day`);
 //! 3. players with a new day have their first and last day updated, locked (PostgreSQL) so
 //!    that concurrent writers of the same player take turns, and the retention cohorts follow:
 //!    a new player joins the cohort of its first day, a return 1 to 30 days after the first
@@ -34,6 +36,14 @@ const ADD_COUNTS: &str = "INSERT INTO analytics_event_counts \
 const ADD_HOURS: &str = "INSERT INTO analytics_player_hours (game_id, scope, hour, actor_id) \
      SELECT $1, value->>'s', CAST(value->>'b' AS BIGINT), value->>'a' FROM {rows} WHERE true \
      ON CONFLICT DO NOTHING RETURNING scope, actor_id, hour, CAST(0 AS BIGINT)";
+
+/// Who made a purchase on a day (a new row adds one to that day's paying users).
+const ADD_PAYING: &str = "INSERT INTO analytics_paying_days (game_id, scope, actor_id, day) \
+     SELECT $1, value->>'s', value->>'a', CAST(value->>'b' AS BIGINT) FROM {rows} WHERE true \
+     ON CONFLICT DO NOTHING RETURNING scope, actor_id, day, CAST(0 AS BIGINT)";
+
+/// The span of `analytics_active_users` that counts distinct paying users per day.
+pub const PAYING_DAY: &str = "paying_day";
 
 const ADD_DAYS: &str = "INSERT INTO analytics_player_days (game_id, scope, actor_id, day, hours) \
      SELECT $1, value->>'s', value->>'a', CAST(value->>'b' AS BIGINT), \
@@ -212,11 +222,17 @@ const AT_ONCE: &str = "WITH pending AS (\
        ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET \
        hours = analytics_player_days.hours | excluded.hours \
        RETURNING scope, actor_id, day, xmax = 0 AS inserted\
+     ), paying AS (\
+       INSERT INTO analytics_paying_days (game_id, scope, actor_id, day) \
+       SELECT $1, value->>'s', value->>'a', CAST(value->>'b' AS BIGINT) \
+       FROM json_array_elements($5::json) WHERE NOT EXISTS (SELECT 1 FROM pending) \
+       ON CONFLICT DO NOTHING RETURNING scope, day\
      ), active AS (\
        INSERT INTO analytics_active_users (game_id, scope, span, bucket, shard, users) \
        SELECT $1, scope, span, bucket, $3, users FROM (\
          SELECT scope, 'hour' AS span, hour AS bucket, count(*) AS users FROM new_hours GROUP BY scope, hour \
-         UNION ALL SELECT scope, 'day', day, count(*) FROM days WHERE inserted GROUP BY scope, day\
+         UNION ALL SELECT scope, 'day', day, count(*) FROM days WHERE inserted GROUP BY scope, day \
+         UNION ALL SELECT scope, 'paying_day', day, count(*) FROM paying GROUP BY scope, day\
        ) buckets ORDER BY scope, span, bucket \
        ON CONFLICT (game_id, scope, span, bucket, shard) DO UPDATE SET \
        users = analytics_active_users.users + excluded.users\
@@ -236,12 +252,13 @@ async fn add_game_at_once(
     rows: &[&events::Model],
     shard: i16,
 ) -> Result<AtOnce, DbErr> {
-    let (counts, hours, _) = group(rows);
+    let grouped = group(rows);
     let found = sea_orm::sqlx::query_as::<_, Row>(AT_ONCE)
         .bind(game_id)
-        .bind(json(&counts))
+        .bind(json(&grouped.counts))
         .bind(shard)
-        .bind(json(&hours))
+        .bind(json(&grouped.hours))
+        .bind(json(&grouped.paying))
         .fetch_all(&mut *connection)
         .await
         .map_err(crate::store::pg::db_error)?;
@@ -268,11 +285,20 @@ pub async fn add_game(
     if rows.is_empty() {
         return Ok(());
     }
-    let (counts, hours, days) = group(rows);
+    let Grouped {
+        counts,
+        hours,
+        days,
+        paying,
+    } = group(rows);
     tx.execute(ADD_COUNTS, game_id, &json(&counts), Some(shard))
         .await?;
     let new_hours = tx.fetch(ADD_HOURS, game_id, Some(&json(&hours))).await?;
     add_active(tx, game_id, "hour", &new_hours, shard).await?;
+    if !paying.is_empty() {
+        let new_paying = tx.fetch(ADD_PAYING, game_id, Some(&json(&paying))).await?;
+        add_active(tx, game_id, PAYING_DAY, &new_paying, shard).await?;
+    }
 
     // The hours each (scope, player, day) is newly active in, as bits of its day row: a new
     // day is inserted with them, a known one has them added.
@@ -312,20 +338,25 @@ pub async fn add_game(
     Ok(())
 }
 
+/// One game's rows as the aggregates key them.
+struct Grouped<'a> {
+    counts: Vec<CountRow<'a>>,
+    /// (scope, hour, player), sorted.
+    hours: Vec<PlayerRow<'a>>,
+    /// (scope, player, day), sorted.
+    days: BTreeSet<(&'a str, &'a str, i64)>,
+    /// (scope, player, day) of purchases, sorted.
+    paying: Vec<PlayerRow<'a>>,
+}
+
 /// One game's rows grouped as the aggregates key them: the hour counts, and the sorted
 /// (scope, hour, player) and (scope, player, day) keys, each player in its environment and in
 /// `all`.
-#[allow(clippy::type_complexity)]
-fn group<'a>(
-    rows: &[&'a events::Model],
-) -> (
-    Vec<CountRow<'a>>,
-    Vec<PlayerRow<'a>>,
-    BTreeSet<(&'a str, &'a str, i64)>,
-) {
+fn group<'a>(rows: &[&'a events::Model]) -> Grouped<'a> {
     let mut counts: BTreeMap<(i64, &str, &str), (i64, i64, f64)> = BTreeMap::new();
     let mut hours: BTreeSet<(&str, i64, &str)> = BTreeSet::new();
     let mut days: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
+    let mut paying: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
     for row in rows {
         let hour = hour_of(row.occurred_at);
         let day = day_of(row.occurred_at);
@@ -343,6 +374,9 @@ fn group<'a>(
         for scope in [row.environment.as_str(), ALL_ENVIRONMENTS] {
             hours.insert((scope, hour, &row.actor_id));
             days.insert((scope, &row.actor_id, day));
+            if row.event_name == "purchase" {
+                paying.insert((scope, &row.actor_id, day));
+            }
         }
     }
     let counts: Vec<CountRow> = counts
@@ -353,7 +387,16 @@ fn group<'a>(
         .into_iter()
         .map(|(s, b, a)| PlayerRow { s, a, b })
         .collect();
-    (counts, hours, days)
+    let paying: Vec<PlayerRow> = paying
+        .into_iter()
+        .map(|(s, a, b)| PlayerRow { s, a, b })
+        .collect();
+    Grouped {
+        counts,
+        hours,
+        days,
+        paying,
+    }
 }
 
 /// Adds the new (scope, player, bucket) rows to the distinct counts of their buckets.

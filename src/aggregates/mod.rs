@@ -1,6 +1,7 @@
 //! Analytics aggregates kept at ingest (`docs/analytics.md`): the event writer adds every
 //! stored event to per-hour counts, per-hour and per-day distinct active users, each player's
-//! first and last day, and the retention cohorts, in the transaction that stores the event.
+//! first and last day, the retention cohorts and the distinct paying users per day, in the
+//! transaction that stores the event.
 //! Metrics, event counts and alert evaluations read these, so their cost follows the buckets
 //! they show, not the events behind them. Raw events stay the source of truth: `backfill`
 //! rebuilds the aggregates from them.
@@ -34,10 +35,11 @@ pub fn scope_of(environment: Option<&str>) -> &str {
 }
 
 /// Every aggregate table, with the column that places its rows in time and the unit of it.
-const TABLES: [(&str, &str, i64); 6] = [
+const TABLES: [(&str, &str, i64); 7] = [
     ("analytics_event_counts", "hour", SECONDS_PER_HOUR),
     ("analytics_player_hours", "hour", SECONDS_PER_HOUR),
     ("analytics_player_days", "day", SECONDS_PER_DAY),
+    ("analytics_paying_days", "day", SECONDS_PER_DAY),
     ("analytics_cohorts", "cohort_day", SECONDS_PER_DAY),
     ("analytics_players", "", 0),
     ("analytics_backfill", "", 0),
@@ -78,7 +80,7 @@ pub async fn forget_game(
 }
 
 /// Deletes what the aggregates know of one erased player: which hours and days it was active
-/// and its first and last day. The anonymous counts (events per hour, distinct users per hour
+/// (and paid), and its first and last day. The anonymous counts (events per hour, distinct users per hour
 /// and day, cohort sizes and returns) stay as they were (`docs/player-data.md`).
 pub async fn forget_player(
     db: &impl sea_orm::ConnectionTrait,
@@ -88,6 +90,7 @@ pub async fn forget_player(
     for table in [
         "analytics_player_hours",
         "analytics_player_days",
+        "analytics_paying_days",
         "analytics_players",
     ] {
         run(
@@ -116,7 +119,11 @@ pub async fn forget_before(
         )
         .await?;
     }
-    for (span, unit) in [("hour", SECONDS_PER_HOUR), ("day", SECONDS_PER_DAY)] {
+    for (span, unit) in [
+        ("hour", SECONDS_PER_HOUR),
+        ("day", SECONDS_PER_DAY),
+        (ingest::PAYING_DAY, SECONDS_PER_DAY),
+    ] {
         run(
             db,
             "DELETE FROM analytics_active_users WHERE game_id = $1 AND span = $2 AND bucket < $3"

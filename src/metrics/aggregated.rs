@@ -72,9 +72,7 @@ pub async fn counts(
         Metric::Crashes => (Some("crash"), "events"),
         Metric::LogErrors => (Some("log"), "log_errors"),
         Metric::Revenue => (Some("purchase"), "revenue"),
-        Metric::ActiveUsers | Metric::RetentionD7 => {
-            unreachable!("distinct counts are not summed over hours")
-        }
+        _ => unreachable!("only counts and sums are summed over hours"),
     };
     let mut p = Params::default();
     let game = p.bind(scope.game_id);
@@ -200,22 +198,36 @@ fn day_hours(buckets: Buckets, index: usize) -> Vec<(i64, i64)> {
     days
 }
 
-/// Day-7 retention per day bucket (which must start at midnight) from the cohort counters:
-/// of the users first seen on that day, the percent active again 7 days later; undefined
-/// for an empty cohort or one whose day 7 has not ended by `now`.
-pub async fn retention(
+/// The day buckets of `buckets` as days since the epoch, or an error when they are not whole
+/// UTC days.
+fn whole_days(buckets: Buckets) -> Result<i64, DbErr> {
+    if span_of(buckets).map(|(span, _)| span) != Some("day") {
+        return Err(DbErr::Custom(
+            "daily metrics are read in day buckets starting at midnight".into(),
+        ));
+    }
+    Ok(buckets.start.timestamp() / SECONDS_PER_DAY)
+}
+
+/// Users first seen on each day: the cohort counters' offset 0.
+pub async fn new_users(
     db: &impl ConnectionTrait,
     scope: &Scope,
     buckets: Buckets,
-    now: DateTime<Utc>,
 ) -> Result<Vec<Point>, DbErr> {
-    if span_of(buckets).map(|(span, _)| span) != Some("day") {
-        return Err(DbErr::Custom(
-            "retention is read in day buckets starting at midnight".into(),
-        ));
-    }
-    const RETURN_DAY: i64 = 7;
-    let first_day = buckets.start.timestamp() / SECONDS_PER_DAY;
+    let (sizes, _) = cohorts(db, scope, buckets, 0).await?;
+    Ok(sizes.into_iter().map(|size| Point::count(size as f64)).collect())
+}
+
+/// Per day bucket: the users first seen that day (offset 0), and of them the users active
+/// again `return_day` days later.
+async fn cohorts(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    buckets: Buckets,
+    return_day: i64,
+) -> Result<(Vec<i64>, Vec<i64>), DbErr> {
+    let first_day = whole_days(buckets)?;
     let mut p = Params::default();
     let game = p.bind(scope.game_id);
     let scope_name = p.bind(scope_of(scope.environment.as_deref()).to_string());
@@ -225,7 +237,7 @@ pub async fn retention(
         "SELECT cohort_day, CAST(day_offset AS BIGINT) AS day_offset, \
          CAST(SUM(users) AS BIGINT) AS users FROM analytics_cohorts \
          WHERE game_id = {game} AND scope = {scope_name} AND cohort_day >= {from} \
-         AND cohort_day < {to} AND day_offset IN (0, {RETURN_DAY}) GROUP BY 1, 2"
+         AND cohort_day < {to} AND day_offset IN (0, {return_day}) GROUP BY 1, 2"
     );
     let mut sizes = vec![0i64; buckets.count];
     let mut retained = vec![0i64; buckets.count];
@@ -238,16 +250,46 @@ pub async fn retention(
             .filter(|i| *i < buckets.count)
         {
             if offset == 0 {
-                sizes[index] = users;
+                sizes[index] = users.max(0);
             } else {
                 retained[index] = users;
             }
         }
     }
+    Ok((sizes, retained))
+}
+
+/// Distinct paying users per day, from the counts kept at ingest (span `paying_day`).
+pub async fn paying_users(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    buckets: Buckets,
+) -> Result<Vec<Point>, DbErr> {
+    whole_days(buckets)?;
+    active_users(
+        db,
+        scope,
+        buckets,
+        (crate::aggregates::ingest::PAYING_DAY, SECONDS_PER_DAY),
+    )
+    .await
+}
+
+/// Day-n retention per day bucket (which must start at midnight) from the cohort counters:
+/// of the users first seen on that day, the percent active again `return_day` days later;
+/// undefined for an empty cohort or one whose day n has not ended by `now`.
+pub async fn retention(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    buckets: Buckets,
+    now: DateTime<Utc>,
+    return_day: i64,
+) -> Result<Vec<Point>, DbErr> {
+    let (sizes, retained) = cohorts(db, scope, buckets, return_day).await?;
     Ok((0..buckets.count)
         .map(|index| {
             let size = sizes[index].max(0);
-            let complete = buckets.start_of(index + RETURN_DAY as usize + 1) <= now;
+            let complete = buckets.start_of(index + return_day as usize + 1) <= now;
             Point {
                 value: (complete && size > 0).then(|| retained[index] as f64 * 100.0 / size as f64),
                 cohort_size: Some(size as u64),

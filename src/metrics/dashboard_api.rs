@@ -67,8 +67,12 @@ impl MetricsApi {
     /// A game metric as a time series (any member). `metric`: `events` (every event), `crashes`
     /// (`crash` events), `log_errors` (`log` events with `properties.level` error or warning),
     /// `revenue` (sum of `purchase` `properties.amount`), `active_users` (distinct players, else sessions, per
-    /// bucket; `dau` is an alias) or `retention_d7` (percent of users first seen that day who
-    /// came back 7 days later; `bucket=day` only). `from`/`to` are UTC days `YYYY-MM-DD`,
+    /// bucket; `dau` is an alias), `retention_d7` (percent of users first seen that day who
+    /// came back 7 days later), `retention_d1`, `retention_d30` (the same 1 and 30 days later),
+    /// `new_users` (users first seen that day), `paying_users` (distinct users with a
+    /// `purchase` that day), `arpdau` (revenue / active users), `arppu` (revenue / paying
+    /// users) or `conversion` (paying / active users, percent); the last eight `bucket=day`
+    /// only, and a ratio is null on a day without users to divide by. `from`/`to` are UTC days `YYYY-MM-DD`,
     /// inclusive (default: the 30 days up to today); `bucket` is `day` (default, up to 366
     /// days) or `hour` (up to 31 days). With `event_name`, `events` and `active_users` count
     /// only events of that name (any custom event, e.g. `level_complete` per day).
@@ -82,7 +86,8 @@ impl MetricsApi {
         &self,
         auth: BearerAuth,
         game_id: Path<Uuid>,
-        /// events, crashes, log_errors, revenue, active_users (dau) or retention_d7.
+        /// events, crashes, log_errors, revenue, active_users (dau), retention_d7, retention_d1,
+        /// retention_d30, new_users, paying_users, arpdau, arppu or conversion.
         metric: Query<String>,
         /// First day, `YYYY-MM-DD` (UTC).
         from: Query<Option<String>>,
@@ -102,8 +107,8 @@ impl MetricsApi {
             "hour" => ("hour", 3_600, MAX_DAYS_BY_HOUR),
             _ => return Err(MetricError::UnknownBucket.into()),
         };
-        if metric == Metric::RetentionD7 && bucket_name != "day" {
-            return Err(MetricError::RetentionByHour.into());
+        if metric.daily_only() && bucket_name != "day" {
+            return Err(MetricError::DailyOnly(metric).into());
         }
         if let Some(name) = &event_name.0 {
             if !matches!(metric, Metric::Events | Metric::ActiveUsers) {

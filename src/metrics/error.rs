@@ -8,8 +8,9 @@ pub enum MetricError {
     UnknownMetric,
     #[error("bucket must be hour or day")]
     UnknownBucket,
-    #[error("retention_d7 is computed per day; use bucket=day")]
-    RetentionByHour,
+    /// A metric counted per day (retention, new and paying users and their ratios) asked by hour.
+    #[error("{} is computed per day; use bucket=day", .0.as_str())]
+    DailyOnly(Metric),
     #[error("event_name applies to metric=events and metric=active_users only")]
     EventNameNotApplicable,
     #[error("event_name must be 1 to 128 characters")]
@@ -24,7 +25,7 @@ pub enum MetricError {
 crate::error::answers!(MetricError as error {
     400: UnknownMetric
         | UnknownBucket
-        | RetentionByHour
+        | DailyOnly(_)
         | EventNameNotApplicable
         | InvalidEventName,
     passes: Query | Cold,

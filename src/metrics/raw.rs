@@ -33,7 +33,7 @@ pub async fn series(
             "SUM(revenue_amount)",
         ),
         Metric::ActiveUsers => ("", "COUNT(DISTINCT actor_id)"),
-        Metric::RetentionD7 => unreachable!("retention is read from the cohorts"),
+        _ => unreachable!("daily metrics are read from the aggregates"),
     };
     let within = ranges_filter(ranges, &mut p);
     let scope_filter = scope_filter(scope, &mut p);

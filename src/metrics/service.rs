@@ -26,11 +26,44 @@ pub enum Metric {
     ActiveUsers,
     /// Percent of a cohort (users first seen in a bucket) active again 7 buckets later.
     RetentionD7,
+    /// The same 1 day later.
+    RetentionD1,
+    /// The same 30 days later.
+    RetentionD30,
+    /// Users first seen that day (the day's cohort).
+    NewUsers,
+    /// Distinct users with a `purchase` event that day.
+    PayingUsers,
+    /// Revenue per active user of the day.
+    Arpdau,
+    /// Revenue per paying user of the day.
+    Arppu,
+    /// Paying users as a percent of active users of the day.
+    Conversion,
 }
 
 impl Metric {
-    pub const NAMES: &'static str =
-        "events, crashes, log_errors, revenue, active_users, retention_d7";
+    pub const NAMES: &'static str = "events, crashes, log_errors, revenue, active_users, \
+         retention_d7, retention_d1, retention_d30, new_users, paying_users, arpdau, arppu, \
+         conversion";
+
+    /// Counted per day only (`bucket=day`).
+    pub fn daily_only(self) -> bool {
+        !matches!(
+            self,
+            Self::Events | Self::Crashes | Self::LogErrors | Self::Revenue | Self::ActiveUsers
+        )
+    }
+
+    /// The day a retention metric looks at after a cohort's first day.
+    pub fn return_day(self) -> Option<i64> {
+        match self {
+            Self::RetentionD1 => Some(1),
+            Self::RetentionD7 => Some(7),
+            Self::RetentionD30 => Some(30),
+            _ => None,
+        }
+    }
 
     pub fn parse(raw: &str) -> Option<Self> {
         Some(match raw {
@@ -40,6 +73,13 @@ impl Metric {
             "revenue" => Self::Revenue,
             "active_users" | "dau" => Self::ActiveUsers,
             "retention_d7" => Self::RetentionD7,
+            "retention_d1" => Self::RetentionD1,
+            "retention_d30" => Self::RetentionD30,
+            "new_users" => Self::NewUsers,
+            "paying_users" => Self::PayingUsers,
+            "arpdau" => Self::Arpdau,
+            "arppu" => Self::Arppu,
+            "conversion" => Self::Conversion,
             _ => return None,
         })
     }
@@ -52,6 +92,13 @@ impl Metric {
             Self::Revenue => "revenue",
             Self::ActiveUsers => "active_users",
             Self::RetentionD7 => "retention_d7",
+            Self::RetentionD1 => "retention_d1",
+            Self::RetentionD30 => "retention_d30",
+            Self::NewUsers => "new_users",
+            Self::PayingUsers => "paying_users",
+            Self::Arpdau => "arpdau",
+            Self::Arppu => "arppu",
+            Self::Conversion => "conversion",
         }
     }
 }
@@ -111,8 +158,15 @@ pub async fn series(
     buckets: Buckets,
     now: DateTime<Utc>,
 ) -> Result<Vec<Point>, DbErr> {
+    if let Some(return_day) = metric.return_day() {
+        return aggregated::retention(db, scope, buckets, now, return_day).await;
+    }
     match metric {
-        Metric::RetentionD7 => aggregated::retention(db, scope, buckets, now).await,
+        Metric::NewUsers => aggregated::new_users(db, scope, buckets).await,
+        Metric::PayingUsers => aggregated::paying_users(db, scope, buckets).await,
+        Metric::Arpdau | Metric::Arppu | Metric::Conversion => {
+            ratio(db, scope, metric, buckets, now).await
+        }
         Metric::ActiveUsers if scope.event_name.is_some() => {
             raw::series(
                 db,
@@ -139,6 +193,35 @@ pub async fn series(
             Ok(points)
         }
     }
+}
+
+/// A ratio of two daily series: revenue per active or paying user, or paying users as a
+/// percent of active users; undefined (null) for a day without any of the users divided by.
+async fn ratio(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    metric: Metric,
+    buckets: Buckets,
+    now: DateTime<Utc>,
+) -> Result<Vec<Point>, DbErr> {
+    let (numerator, denominator, scale) = match metric {
+        Metric::Arpdau => (Metric::Revenue, Metric::ActiveUsers, 1.0),
+        Metric::Arppu => (Metric::Revenue, Metric::PayingUsers, 1.0),
+        _ => (Metric::PayingUsers, Metric::ActiveUsers, 100.0),
+    };
+    let above = Box::pin(series(db, scope, numerator, buckets, now)).await?;
+    let below = Box::pin(series(db, scope, denominator, buckets, now)).await?;
+    Ok(above
+        .iter()
+        .zip(&below)
+        .map(|(above, below)| {
+            let below = below.value.unwrap_or(0.0);
+            Point {
+                value: (below > 0.0).then(|| above.value.unwrap_or(0.0) * scale / below),
+                cohort_size: None,
+            }
+        })
+        .collect())
 }
 
 /// The metric summed over `from..to` (a count or revenue metric): whole hours from the

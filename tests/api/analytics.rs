@@ -257,7 +257,7 @@ async fn compare_metric(
             point["value"],
             want.value
         );
-        if metric == Metric::RetentionD7 {
+        if metric.return_day().is_some() {
             assert_eq!(
                 point["cohort_size"].as_u64(),
                 want.cohort_size,
@@ -267,13 +267,20 @@ async fn compare_metric(
     }
 }
 
-const ALL_METRICS: [Metric; 6] = [
+const ALL_METRICS: [Metric; 13] = [
     Metric::Events,
     Metric::Crashes,
     Metric::LogErrors,
     Metric::Revenue,
     Metric::ActiveUsers,
     Metric::RetentionD7,
+    Metric::RetentionD1,
+    Metric::RetentionD30,
+    Metric::NewUsers,
+    Metric::PayingUsers,
+    Metric::Arpdau,
+    Metric::Arppu,
+    Metric::Conversion,
 ];
 
 /// Asserts that `metrics` of the game (by day over 45 days, by hour over the last 9 days and
@@ -322,7 +329,7 @@ async fn assert_reads_match_the_events(
                 buckets(day_range, 86_400),
             )
             .await;
-            if metric == Metric::RetentionD7 {
+            if metric.daily_only() {
                 continue;
             }
             for (from, to) in hour_ranges {

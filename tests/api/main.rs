@@ -24,6 +24,7 @@ mod funnels;
 mod games;
 mod health;
 mod keys;
+mod kpis;
 mod leaderboards;
 mod limits;
 mod metrics_endpoint;

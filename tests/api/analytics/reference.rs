@@ -28,8 +28,39 @@ pub async fn series(
     buckets: Buckets,
     now: DateTime<Utc>,
 ) -> Result<Vec<Point>, DbErr> {
-    if metric == Metric::RetentionD7 {
-        return retention(db, scope, buckets, now).await;
+    if let Some(return_day) = metric.return_day() {
+        return retention(db, scope, buckets, now, return_day as usize).await;
+    }
+    match metric {
+        Metric::NewUsers => {
+            // The cohorts' sizes: users whose first event fell on the day.
+            let cohorts = retention(db, scope, buckets, now, 1).await?;
+            return Ok(cohorts
+                .iter()
+                .map(|cohort| Point::count(cohort.cohort_size.unwrap_or(0) as f64))
+                .collect());
+        }
+        Metric::Arpdau | Metric::Arppu | Metric::Conversion => {
+            let (numerator, denominator, scale) = match metric {
+                Metric::Arpdau => (Metric::Revenue, Metric::ActiveUsers, 1.0),
+                Metric::Arppu => (Metric::Revenue, Metric::PayingUsers, 1.0),
+                _ => (Metric::PayingUsers, Metric::ActiveUsers, 100.0),
+            };
+            let above = Box::pin(series(db, scope, numerator, buckets, now)).await?;
+            let below = Box::pin(series(db, scope, denominator, buckets, now)).await?;
+            return Ok(above
+                .iter()
+                .zip(&below)
+                .map(|(above, below)| Point {
+                    value: below
+                        .value
+                        .filter(|users| *users > 0.0)
+                        .map(|users| above.value.unwrap_or(0.0) * scale / users),
+                    cohort_size: None,
+                })
+                .collect());
+        }
+        _ => {}
     }
     let backend = db.get_database_backend();
     let mut p = Params::default();
@@ -50,7 +81,8 @@ pub async fn series(
             "SUM(revenue_amount)",
         ),
         Metric::ActiveUsers => ("", "COUNT(DISTINCT actor_id)"),
-        Metric::RetentionD7 => unreachable!("handled above"),
+        Metric::PayingUsers => ("AND event_name = 'purchase'", "COUNT(DISTINCT actor_id)"),
+        _ => unreachable!("handled above"),
     };
     let environment = scope_filter(scope, &mut p);
     let sql = format!(
@@ -79,6 +111,7 @@ async fn retention(
     scope: &Scope,
     buckets: Buckets,
     now: DateTime<Utc>,
+    return_day: usize,
 ) -> Result<Vec<Point>, DbErr> {
     let backend = db.get_database_backend();
     let mut p = Params::default();
@@ -87,8 +120,9 @@ async fn retention(
     let size = p.bind(buckets.seconds);
     let cohort_from = p.bind(buckets.start);
     let cohort_to = p.bind(buckets.end());
-    let later_from = p.bind(buckets.start_of(7));
-    let later_to = p.bind(buckets.start_of(buckets.count + 7));
+    let later_from = p.bind(buckets.start_of(return_day));
+    let later_to = p.bind(buckets.start_of(buckets.count + return_day));
+    let offset = p.bind(return_day as i64);
     let environment = scope_filter(scope, &mut p);
     let sql = format!(
         "WITH firsts AS (\
@@ -102,7 +136,7 @@ async fn retention(
            WHERE game_id = {game} {environment} AND occurred_at >= {later_from} AND occurred_at < {later_to}\
          ) \
          SELECT c.bucket AS bucket, CAST(COUNT(*) AS BIGINT) AS size, CAST(COUNT(r.actor_id) AS BIGINT) AS retained \
-         FROM cohorts c LEFT JOIN returned r ON r.actor_id = c.actor_id AND r.bucket = c.bucket + 7 \
+         FROM cohorts c LEFT JOIN returned r ON r.actor_id = c.actor_id AND r.bucket = c.bucket + {offset} \
          GROUP BY c.bucket",
         first_epoch = epoch_seconds(backend, "first_at"),
         epoch = epoch_seconds(backend, "occurred_at"),
@@ -124,7 +158,7 @@ async fn retention(
         let Some(index) = usize::try_from(bucket).ok().filter(|b| *b < buckets.count) else {
             continue;
         };
-        let complete = buckets.start_of(index + 8) <= now;
+        let complete = buckets.start_of(index + return_day + 1) <= now;
         points[index] = Point {
             value: (complete && size > 0).then(|| retained as f64 * 100.0 / size as f64),
             cohort_size: Some(size.max(0) as u64),
