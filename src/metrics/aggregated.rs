@@ -140,27 +140,36 @@ pub async fn active_users_unaligned(
     let start = p.bind(buckets.start.timestamp());
     let size = p.bind(buckets.seconds);
     let scope_name = p.bind(scope_of(scope.environment.as_deref()).to_string());
-    let mut parts = Vec::new();
+    // Which (day, hours) of the players' day rows fall in which bucket: a bucket's whole hours
+    // lie in at most two days. One range scan over the days they span reads each day row
+    // once, and the row counts in every bucket whose hours of that day it has.
+    let mut windows = Vec::new();
+    let (mut first_day, mut last_day) = (i64::MAX, i64::MIN);
     for index in 0..buckets.count {
-        let days = day_hours(buckets, index);
-        if days.is_empty() {
-            continue;
+        for (day, mask) in day_hours(buckets, index) {
+            first_day = first_day.min(day);
+            last_day = last_day.max(day);
+            windows.push(format!(
+                "({}, {}, {})",
+                p.bind(index as i64),
+                p.bind(day),
+                p.bind(mask)
+            ));
         }
-        let within = days
-            .iter()
-            .map(|(day, mask)| {
-                format!(
-                    "(day = {} AND (hours & {}) <> 0)",
-                    p.bind(*day),
-                    p.bind(*mask)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" OR ");
+    }
+    let mut parts = Vec::new();
+    let mut with = String::new();
+    if !windows.is_empty() {
+        with = format!(
+            "WITH windows (bucket, day, mask) AS (VALUES {}) ",
+            windows.join(", ")
+        );
         parts.push(format!(
-            "SELECT {} AS bucket, actor_id FROM analytics_player_days \
-             WHERE game_id = {game} AND scope = {scope_name} AND ({within})",
-            p.bind(index as i64)
+            "SELECT w.bucket AS bucket, d.actor_id AS actor_id FROM analytics_player_days d \
+             JOIN windows w ON w.day = d.day AND (d.hours & w.mask) <> 0 \
+             WHERE d.game_id = {game} AND d.scope = {scope_name} AND d.day >= {} AND d.day <= {}",
+            p.bind(first_day),
+            p.bind(last_day)
         ));
     }
     let pieces = Pieces::of(buckets);
@@ -172,7 +181,7 @@ pub async fn active_users_unaligned(
         epoch = epoch_seconds(backend, "occurred_at"),
     ));
     let sql = format!(
-        "SELECT bucket, CAST(COUNT(DISTINCT actor_id) AS DOUBLE PRECISION) AS value FROM (\
+        "{with}SELECT bucket, CAST(COUNT(DISTINCT actor_id) AS DOUBLE PRECISION) AS value FROM (\
            {} \
          ) active GROUP BY bucket",
         parts.join(" UNION ALL ")
