@@ -9,6 +9,13 @@
 //! - A conversion window (`within_hours`) is anchored at the user's first step-1 event in the
 //!   range: strict steps must happen within the window after it, loose steps within the
 //!   window on either side of it.
+//!
+//! Two ways to the same answer (`Strategy`): scanning every event of the steps in the range,
+//! or, per player active in the range (from the aggregates' first and last days), looking up
+//! that player's first event of each step through the (game, event name, player, time)
+//! index: a handful of index probes per player. The second costs the players, not their
+//! events; `step_counts` picks whichever reads fewer rows, from the hour counts of the steps
+//! and the number of players (docs/funnels.md).
 use super::service::Mode;
 use crate::query::{epoch_seconds, Params};
 use chrono::{DateTime, Utc};
@@ -26,12 +33,189 @@ pub struct FunnelQuery<'a> {
     pub to: DateTime<Utc>,
 }
 
-/// Users reaching each step, in step order.
+/// How a funnel reads its events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// Every event of the steps in the range, through the (game, name, time) index.
+    Scan,
+    /// Per player active in the range, its first event of each step after the previous one,
+    /// through the (game, name, player, time) index.
+    PerPlayer,
+}
+
+/// Probes per player and step that cost about as much as scanning one event: the per-player
+/// way is taken when players x steps x this is below the step events in the range.
+const PROBE_COST: i64 = 20;
+
+/// Users reaching each step, in step order, the cheaper way (`Strategy`).
 #[tracing::instrument(skip_all, fields(game_id = %query.game_id, steps = query.steps.len()))]
 pub async fn step_counts(
     db: &impl ConnectionTrait,
     query: &FunnelQuery<'_>,
 ) -> Result<Vec<u64>, DbErr> {
+    let strategy = choose(db, query).await?;
+    tracing::debug!(?strategy, "funnel strategy");
+    step_counts_with(db, query, strategy).await
+}
+
+/// Users reaching each step, read the given way (both give the same answer).
+pub async fn step_counts_with(
+    db: &impl ConnectionTrait,
+    query: &FunnelQuery<'_>,
+    strategy: Strategy,
+) -> Result<Vec<u64>, DbErr> {
+    match strategy {
+        Strategy::Scan => scan(db, query).await,
+        Strategy::PerPlayer => per_player(db, query).await,
+    }
+}
+
+/// The per-player way when it reads fewer rows: never while the game's backfill is pending
+/// (its players' first and last days are incomplete until then), nor for a loose funnel with
+/// a conversion window (its window reaches before the anchor, which the index cannot seek
+/// to on SQLite's text timestamps).
+async fn choose(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> Result<Strategy, DbErr> {
+    if query.mode == Mode::Loose && query.within_hours.is_some() {
+        return Ok(Strategy::Scan);
+    }
+    let backend = db.get_database_backend();
+    let mut p = Params::default();
+    let game = p.bind(query.game_id);
+    let scope = p.bind(crate::aggregates::scope_of(query.environment).to_string());
+    let first_day = p.bind(crate::aggregates::day_of(query.from));
+    let last_day = p.bind(crate::aggregates::day_of(query.to) - 1);
+    let first_hour = p.bind(crate::aggregates::hour_of(query.from));
+    let end_hour = p.bind(crate::aggregates::hour_of(query.to));
+    let names = query
+        .steps
+        .iter()
+        .map(|step| p.bind(step.clone()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let environment = query
+        .environment
+        .map(|environment| format!(" AND environment = {}", p.bind(environment.to_string())))
+        .unwrap_or_default();
+    let sql = format!(
+        "SELECT \
+           (SELECT COUNT(*) FROM analytics_backfill WHERE game_id = {game}) AS pending, \
+           (SELECT COUNT(*) FROM analytics_players WHERE game_id = {game} AND scope = {scope} \
+             AND first_day <= {last_day} AND last_day >= {first_day}) AS players, \
+           (SELECT CAST(COALESCE(SUM(events), 0) AS BIGINT) FROM analytics_event_counts \
+             WHERE game_id = {game} AND hour >= {first_hour} AND hour < {end_hour} \
+             AND event_name IN ({names}){environment}) AS step_events"
+    );
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(backend, sql, p.0))
+        .await?
+        .ok_or_else(|| DbErr::RecordNotFound("funnel sizes".into()))?;
+    let pending: i64 = row.try_get("", "pending")?;
+    let players: i64 = row.try_get("", "players")?;
+    let step_events: i64 = row.try_get("", "step_events")?;
+    let probes = players * query.steps.len() as i64 * PROBE_COST;
+    Ok(if pending == 0 && probes < step_events {
+        Strategy::PerPlayer
+    } else {
+        Strategy::Scan
+    })
+}
+
+/// Per player active in the range: its first event of step 1 in the range, then of each next
+/// step after the previous one's (strict) or anywhere in the range (loose), each one index
+/// probe, and only for the players still in the funnel. A strict conversion window keeps a
+/// step whose first event after the previous step is within the window of the first step:
+/// the first such event is the earliest there is, so the window is checked on it alone.
+async fn per_player(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> Result<Vec<u64>, DbErr> {
+    if query.mode == Mode::Loose && query.within_hours.is_some() {
+        return scan(db, query).await;
+    }
+    let backend = db.get_database_backend();
+    let mut p = Params::default();
+    let game = p.bind(query.game_id);
+    let scope = p.bind(crate::aggregates::scope_of(query.environment).to_string());
+    let first_day = p.bind(crate::aggregates::day_of(query.from));
+    let last_day = p.bind(crate::aggregates::day_of(query.to) - 1);
+    let from = p.bind(query.from);
+    let to = p.bind(query.to);
+    let environment = query
+        .environment
+        .map(|environment| format!(" AND e.environment = {}", p.bind(environment.to_string())))
+        .unwrap_or_default();
+    let window = query
+        .within_hours
+        .map(|hours| p.bind(i64::from(hours) * 3600));
+    let epoch = |column: &str| epoch_seconds(backend, column);
+    // The first event of `step` of the player of `alias` after `after` (inclusive when `from`).
+    let first = |step: &str, alias: &str, after: &str, inclusive: bool| {
+        format!(
+            "(SELECT MIN(e.occurred_at) FROM events e WHERE e.game_id = {game} \
+             AND e.event_name = {step} AND e.actor_id = {alias}.actor_id \
+             AND e.occurred_at {} {after} AND e.occurred_at < {to}{environment})",
+            if inclusive { ">=" } else { ">" }
+        )
+    };
+    let mut sql = format!(
+        "WITH players AS (SELECT actor_id FROM analytics_players WHERE game_id = {game} \
+           AND scope = {scope} AND first_day <= {last_day} AND last_day >= {first_day}), \
+         s1 AS (SELECT a.actor_id, {} AS t FROM players a)",
+        first(&p.bind(query.steps[0].clone()), "a", &from, true)
+    );
+    for (index, step) in query.steps.iter().enumerate().skip(1) {
+        let step = p.bind(step.clone());
+        let k = index + 1;
+        let previous = index;
+        let (after, inclusive) = match query.mode {
+            Mode::Strict => ("p.t".to_string(), false),
+            Mode::Loose => (from.clone(), true),
+        };
+        sql.push_str(&format!(
+            ", s{k} AS (SELECT p.actor_id, {} AS t{carry} FROM s{previous} p WHERE p.t IS NOT NULL{within})",
+            first(&step, "p", &after, inclusive),
+            carry = if query.mode == Mode::Strict && window.is_some() {
+                if previous == 1 { ", p.t AS t0" } else { ", p.t0 AS t0" }.to_string()
+            } else {
+                String::new()
+            },
+            within = match (&window, previous) {
+                (Some(window), 2..) if query.mode == Mode::Strict => format!(
+                    " AND {} <= {} + {window}",
+                    epoch("p.t"),
+                    epoch("p.t0")
+                ),
+                _ => String::new(),
+            },
+        ));
+    }
+    let last = query.steps.len();
+    let counts = (1..=last)
+        .map(|k| {
+            let within = match &window {
+                Some(window) if query.mode == Mode::Strict && k > 1 => {
+                    format!(" AND {} <= {} + {window}", epoch("t"), epoch("t0"))
+                }
+                _ => String::new(),
+            };
+            format!(
+                "(SELECT CAST(COUNT(*) AS BIGINT) FROM s{k} WHERE t IS NOT NULL{within}) AS c{k}"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!("{sql} SELECT {counts}");
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(backend, sql, p.0))
+        .await?
+        .ok_or_else(|| DbErr::RecordNotFound("funnel counts".into()))?;
+    (1..=last)
+        .map(|k| {
+            let count: Option<i64> = row.try_get("", &format!("c{k}"))?;
+            Ok(count.unwrap_or(0).max(0) as u64)
+        })
+        .collect()
+}
+
+/// Users reaching each step from a scan of every event of the steps in the range.
+async fn scan(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> Result<Vec<u64>, DbErr> {
     let backend = db.get_database_backend();
     let mut p = Params::default();
     let game = p.bind(query.game_id);

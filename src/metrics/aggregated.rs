@@ -225,7 +225,10 @@ pub async fn new_users(
     buckets: Buckets,
 ) -> Result<Vec<Point>, DbErr> {
     let (sizes, _) = cohorts(db, scope, buckets, 0).await?;
-    Ok(sizes.into_iter().map(|size| Point::count(size as f64)).collect())
+    Ok(sizes
+        .into_iter()
+        .map(|size| Point::count(size as f64))
+        .collect())
 }
 
 /// Per day bucket: the users first seen that day (offset 0), and of them the users active

@@ -14,6 +14,8 @@ pub struct Ev {
     pub session: String,
     pub properties: Value,
     pub at: DateTime<Utc>,
+    /// The key's environment when `None`.
+    pub environment: Option<&'static str>,
 }
 
 /// An event by `player` (session `s-{player}`).
@@ -24,6 +26,7 @@ pub fn ev(name: &str, player: &str, at: DateTime<Utc>) -> Ev {
         session: format!("s-{player}"),
         properties: json!({}),
         at,
+        environment: None,
     }
 }
 
@@ -57,7 +60,9 @@ pub async fn seed_events(app: &TestApp, game_id: &str, list: &[Ev]) {
             id: Uuid::now_v7(),
             game_id,
             api_key_id: key.id,
-            environment: key.environment.clone(),
+            environment: e
+                .environment
+                .map_or_else(|| key.environment.clone(), str::to_string),
             event_name: e.name.clone(),
             event_id: None,
             player_id: e.player.clone(),

@@ -20,6 +20,7 @@ mod deployment;
 mod errors;
 mod events;
 mod faults;
+mod funnel_strategies;
 mod funnels;
 mod games;
 mod health;
