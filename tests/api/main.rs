@@ -17,6 +17,7 @@ mod connections;
 mod cors;
 mod dashboard;
 mod deployment;
+mod error_texts;
 mod errors;
 mod events;
 mod faults;

@@ -1705,7 +1705,7 @@ export interface components {
             code?: string;
             /** @description What went wrong, for a person to read. */
             error: string;
-            /** @description The request body field at fault (400). */
+            /** @description The body field, or the path or query parameter, at fault (400). */
             field?: string;
             /** @description Position of the bad event in a `/v1/track` batch (400). */
             index?: number;
@@ -2957,7 +2957,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3064,7 +3064,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3169,7 +3169,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3503,7 +3503,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3860,7 +3860,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4114,7 +4114,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4218,7 +4218,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4448,7 +4448,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4534,7 +4534,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4953,7 +4953,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5234,7 +5234,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5442,7 +5442,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5726,7 +5726,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5925,7 +5925,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6294,7 +6294,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6589,7 +6589,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6788,7 +6788,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7271,7 +7271,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7555,7 +7555,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7855,7 +7855,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8148,7 +8148,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8878,7 +8878,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9095,7 +9095,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9892,7 +9892,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10104,7 +10104,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10322,7 +10322,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10438,7 +10438,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10977,7 +10977,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["SaveTooLarge"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11182,7 +11182,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
