@@ -182,7 +182,7 @@ async fn admin_exists(db: &Db) -> Result<bool, AccountError> {
         .is_some())
 }
 
-async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, AccountError> {
+pub(super) async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, AccountError> {
     let claimed = settings::Entity::insert(settings::ActiveModel {
         key: Set("admin_user_id".into()),
         value: Set(user_id.to_string()),
@@ -263,7 +263,7 @@ async fn verify(
 
 /// The key failures are counted under: the SHA-256 of the address as it is matched
 /// (lower-cased, trimmed), so the table holds no guessed addresses in clear.
-fn address_key(email: &str) -> String {
+pub(super) fn address_key(email: &str) -> String {
     sha256_hex(email.trim().to_lowercase().as_str())
 }
 
@@ -301,7 +301,7 @@ async fn holds_token(
     )
 }
 
-async fn clear_failures(db: &Db, address: &str) -> Result<(), AccountError> {
+pub(super) async fn clear_failures(db: &Db, address: &str) -> Result<(), AccountError> {
     let backend = db.get_database_backend();
     db.execute_raw(Statement::from_sql_and_values(
         backend,

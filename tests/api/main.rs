@@ -9,6 +9,7 @@ mod pg_template;
 mod accounts;
 mod accounts_abuse;
 mod achievements;
+mod admin_cli;
 mod alerts;
 mod analytics;
 mod config;
