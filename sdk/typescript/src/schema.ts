@@ -915,7 +915,9 @@ export interface paths {
         put?: never;
         /**
          * Add a member by e-mail (owner). An address without an account gets a pending account
-         *     and an e-mail with a token to set its password (valid 7 days).
+         *     and an e-mail with a token to set its password (valid 7 days); the answer says whether
+         *     the e-mail went out (`invitation_mail`) and, when it did not (no SMTP server), carries
+         *     the link for you to pass on (`invitation_link`).
          */
         post: operations["addMember"];
         delete?: never;
@@ -1399,6 +1401,31 @@ export interface components {
             unlocked_points: number;
         };
         /**
+         * AddedMember
+         * @description A member just added: the member, and for an address that had no account, what became of
+         *     its invitation.
+         */
+        AddedMember: {
+            /** Format: date-time */
+            added_at: string;
+            email: string;
+            /**
+             * @description Only when the invitation e-mail did not go out (`skipped` or `failed`): the link that
+             *     lets the invitee set a password (valid 7 days), for the inviting owner to pass on. It
+             *     is answered this once and never listed.
+             */
+            invitation_link?: string;
+            /**
+             * @description Only for an address that had no account (a new invitation): `sent`, `skipped` (no SMTP
+             *     server configured: no mail went out) or `failed` (the SMTP server did not take it).
+             */
+            invitation_mail?: components["schemas"]["DeliveryStatus"];
+            role: components["schemas"]["Role"];
+            /** @description `active` or `pending` (invited, no password yet). */
+            status: components["schemas"]["AccountStatus"];
+            user_id: string;
+        };
+        /**
          * AlertHistoryItem
          * @description One firing of a rule.
          */
@@ -1684,6 +1711,8 @@ export interface components {
             /** @description At least 8 characters. */
             password: string;
         };
+        /** @enum {string} */
+        DeliveryStatus: "sent" | "skipped" | "failed";
         /** @enum {string} */
         EntryFilter: "ok" | "suspicious" | "all";
         /** @enum {string} */
@@ -8812,7 +8841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Member"];
+                    "application/json; charset=utf-8": components["schemas"]["AddedMember"];
                 };
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */
