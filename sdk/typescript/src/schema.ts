@@ -210,7 +210,9 @@ export interface paths {
         put?: never;
         /**
          * Evaluate the rule now (editor) and fire it if its trigger rule is met and it has not
-         *     fired in the last 60 minutes.
+         *     fired in the last 60 minutes. When it fires, the answer says how its e-mail and webhook
+         *     went (`email_status`, `webhook_status`, and `email_error` / `webhook_error` for a
+         *     failed one).
          */
         post: operations["evaluateAlertRule"];
         delete?: never;
@@ -1768,6 +1770,10 @@ export interface components {
             change_percent: number;
             /** Format: double */
             current_value: number;
+            /** @description Why the e-mail failed, when it did. */
+            email_error?: string;
+            /** @description When it fired: what became of the e-mail (`skipped`: no SMTP server configured). */
+            email_status?: components["schemas"]["DeliveryStatus"];
             /** @description The rule fired: notifications went out and a history record was written. */
             fired: boolean;
             /** @description The history record written when it fired. */
@@ -1776,6 +1782,10 @@ export interface components {
             reason: string;
             /** @description The trigger rule is met (it may still not fire while cooling down or disabled). */
             triggered: boolean;
+            /** @description Why the webhook message failed, when it did (never the receiver's response body). */
+            webhook_error?: string;
+            /** @description When it fired: what became of the webhook message (`skipped`: the rule has none). */
+            webhook_status?: components["schemas"]["DeliveryStatus"];
         };
         /** EventCounts */
         EventCounts: {
