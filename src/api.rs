@@ -68,6 +68,7 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
     let docs = service.swagger_ui();
     let spec = crate::http::document(&service.spec());
     crate::http::validation::init(|| spec.clone());
+    crate::http::parameters::init(|| spec.clone());
     let body_timeout = Duration::from_secs(state.settings.body_timeout_secs);
     let spec = poem::endpoint::make_sync(move |_| {
         Response::builder()
@@ -95,9 +96,12 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
             if let Some(refused) = body.as_deref().and_then(crate::http::text::body_nul) {
                 return Err(refused.into());
             }
-            endpoint.call(req).await.map_err(|error| match body {
-                Some(body) => crate::http::validation::name_the_field(error, &body),
-                None => error,
+            endpoint.call(req).await.map_err(|error| {
+                let error = match body {
+                    Some(body) => crate::http::validation::name_the_field(error, &body),
+                    None => error,
+                };
+                crate::http::parameters::name_the_parameter(error)
             })
         })
         .with(RateLimit::new(state))
@@ -191,13 +195,25 @@ fn cap_body(req: &mut poem::Request) -> Result<(), ApiError> {
 
 /// Reads a JSON request body (already cut at the route's cap by `cap_body`) and keeps it, so
 /// that when it does not parse, `http::validation` can name the field at fault; a streamed
-/// body that reached the cap is refused with 413 here.
+/// body that reached the cap is refused with 413 here, a compressed one (`Content-Encoding`)
+/// with 415.
 async fn read_json_body(req: &mut poem::Request) -> Result<Option<bytes::Bytes>, ApiError> {
     let json = req
         .content_type()
         .is_some_and(|content_type| content_type.contains("json"));
     if !json || req.method() == poem::http::Method::GET {
         return Ok(None);
+    }
+    // Nothing here decodes a compressed body; parsing it as JSON would only say "not JSON".
+    if let Some(encoding) = req.headers().get(header::CONTENT_ENCODING) {
+        let encoding = encoding.to_str().unwrap_or("?").trim();
+        if !encoding.eq_ignore_ascii_case("identity") {
+            let shown: String = encoding.chars().take(32).collect();
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!("Content-Encoding {shown} is not supported: send the body uncompressed"),
+            ));
+        }
     }
     let body = req
         .take_body()

@@ -74,7 +74,9 @@ impl Application {
         };
 
         let (listener, port) = if settings.runs_api() {
-            let listener = tokio::net::TcpListener::bind(settings.listen.as_str()).await?;
+            let listener = tokio::net::TcpListener::bind(settings.listen.as_str())
+                .await
+                .map_err(|error| cannot_listen(&settings.listen, error))?;
             let port = listener.local_addr()?.port();
             (Some(listener), port)
         } else {
@@ -279,4 +281,21 @@ async fn shutdown_signal() {
         _ = terminate => {},
     }
     tracing::info!("shutdown signal received; draining requests");
+}
+
+/// Why the node cannot listen on `address`, with the address and how to choose another.
+fn cannot_listen(address: &str, error: std::io::Error) -> anyhow::Error {
+    let how = "choose another address with --listen <host:port> or PLAYTRACE_LISTEN \
+               (port 0 lets the system pick a free one)";
+    match error.kind() {
+        std::io::ErrorKind::AddrInUse => anyhow::anyhow!(
+            "cannot listen on {address}: the address is already in use (another playtrace \
+             or another program listens there); {how}"
+        ),
+        std::io::ErrorKind::AddrNotAvailable => anyhow::anyhow!(
+            "cannot listen on {address}: no network interface of this machine has that \
+             address; {how}"
+        ),
+        _ => anyhow::Error::new(error).context(format!("cannot listen on {address}; {how}")),
+    }
 }

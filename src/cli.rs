@@ -61,6 +61,49 @@ pub enum Command {
     /// The analytics aggregates kept at ingest.
     #[command(subcommand)]
     Aggregates(AggregatesCommand),
+    /// Account repairs for an operator with shell access: a password, a sign-in lockout, who
+    /// is an instance admin. Works on the database directly, without SMTP or a running node.
+    #[command(subcommand)]
+    Admin(AdminCommand),
+}
+
+/// `playtrace admin ...`: each takes the account's e-mail address (any case).
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Set a new password: read from the terminal (asked twice, not shown), or as the first
+    /// line of standard input when that is not a terminal. Never from the command line, which
+    /// other users of the machine and the shell history see. The account's sessions end, its
+    /// lockout is cleared, and an invited account that never signed up becomes active.
+    ResetPassword {
+        email: String,
+        #[command(flatten)]
+        database: DatabaseArg,
+    },
+    /// Clear the sign-in lockout of an address (5 failed sign-ins lock it for 15 minutes).
+    Unlock {
+        email: String,
+        #[command(flatten)]
+        database: DatabaseArg,
+    },
+    /// Make an account an instance admin.
+    MakeAdmin {
+        email: String,
+        #[command(flatten)]
+        database: DatabaseArg,
+    },
+    /// Make an instance admin an ordinary account again (not the last admin).
+    RemoveAdmin {
+        email: String,
+        #[command(flatten)]
+        database: DatabaseArg,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseArg {
+    /// Database URL (SQLite or PostgreSQL), the one the service uses.
+    #[arg(long, env = "PLAYTRACE_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+    pub database_url: String,
 }
 
 #[derive(Debug, Subcommand)]

@@ -68,6 +68,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", playtrace::app::spec_json());
             Ok(())
         }
+        Command::Admin(command) => playtrace::accounts::admin::run(command).await,
         Command::Aggregates(command) => {
             use playtrace::{aggregates::backfill, cli::AggregatesCommand};
             let (database_url, games) = match command {

@@ -313,3 +313,9 @@ word_set!(
     AccountStatus { Active = "active", Pending = "pending" }
     refused: "status must be active or pending"
 );
+word_set!(
+    /// What became of one notification (an e-mail, a webhook call): `skipped` when there was
+    /// nothing to send it with (no SMTP server configured, no webhook).
+    DeliveryStatus { Sent = "sent", Skipped = "skipped", Failed = "failed" }
+    refused: "status must be sent, skipped or failed"
+);

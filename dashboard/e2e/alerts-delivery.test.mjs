@@ -28,6 +28,11 @@ describe('alert delivery without SMTP', () => {
     const page = await signedInPage(env.browser, env.server, account);
     await page.goto(`/games/${gameId}/alerts`);
     const group = page.locator('tbody', { has: page.getByRole('row', { name: /^Crashes/ }) });
+    // The evaluation's own answer says how each channel went: no second read of the history.
+    const historyReads = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/v1/alerts/history') historyReads.push(request.url());
+    });
     await group.getByRole('button', { name: 'Evaluate now' }).click();
     const result = page.getByRole('status').filter({ hasText: 'Fired, but no notification went out.' });
     await result.waitFor();
@@ -36,6 +41,7 @@ describe('alert delivery without SMTP', () => {
     assert.match(text, new RegExp(`Skipped\\s+E-mail to ${oncall.replace(/[.]/g, '\\.')} not sent: this playtrace server has no SMTP server set`));
     assert.match(text, /Skipped\s+No webhook message: the rule has no webhook\./);
     await screenshot(page, 'alert-rules-fired-nothing-sent');
+    assert.deepEqual(historyReads, []);
 
     // The history agrees.
     const history = await call(env.server, 'GET', `/v1/alerts/history?game_id=${gameId}`, { token: account.token });

@@ -163,7 +163,8 @@ describe('alerts', () => {
     const partlyText = await partly.innerText();
     assert.match(partlyText, /Sent\s+E-mail to .+ sent\./);
     assert.match(partlyText, /Failed\s+Webhook message to .+ failed\./);
-    assert.match(partlyText, /webhook: /, 'the failure says why');
+    // The failure says why, on its channel's line.
+    assert.match(partlyText, /Webhook message to .+ failed\.\s+the webhook receiver answered HTTP 500/);
     await screenshot(page, 'alert-rules-fired-partly');
     await env.server.mail.waitFor(oncall, /Errors after release/);
 

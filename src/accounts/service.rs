@@ -4,9 +4,10 @@ use super::AccountError;
 use crate::{
     auth::{password, random_hex, sha256_hex},
     cli::Registration,
+    notify::email::Delivery,
     state::AppState,
     store::Db,
-    words::AccountStatus,
+    words::{AccountStatus, DeliveryStatus},
 };
 use chrono::{DateTime, Duration, Utc};
 use entity::{password_reset_tokens, settings, users};
@@ -182,7 +183,7 @@ async fn admin_exists(db: &Db) -> Result<bool, AccountError> {
         .is_some())
 }
 
-async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, AccountError> {
+pub(super) async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, AccountError> {
     let claimed = settings::Entity::insert(settings::ActiveModel {
         key: Set("admin_user_id".into()),
         value: Set(user_id.to_string()),
@@ -263,7 +264,7 @@ async fn verify(
 
 /// The key failures are counted under: the SHA-256 of the address as it is matched
 /// (lower-cased, trimmed), so the table holds no guessed addresses in clear.
-fn address_key(email: &str) -> String {
+pub(super) fn address_key(email: &str) -> String {
     sha256_hex(email.trim().to_lowercase().as_str())
 }
 
@@ -301,7 +302,7 @@ async fn holds_token(
     )
 }
 
-async fn clear_failures(db: &Db, address: &str) -> Result<(), AccountError> {
+pub(super) async fn clear_failures(db: &Db, address: &str) -> Result<(), AccountError> {
     let backend = db.get_database_backend();
     db.execute_raw(Statement::from_sql_and_values(
         backend,
@@ -527,16 +528,26 @@ pub async fn revoke_sessions(state: &AppState, user_id: Uuid) -> Result<(), Acco
     Ok(())
 }
 
+/// A new pending account and what became of its invitation e-mail.
+pub struct Invitation {
+    pub user: users::Model,
+    pub mail: DeliveryStatus,
+    /// The link that sets the invitee's password, for the inviting owner to pass on when the
+    /// e-mail did not go out (no SMTP server configured, or the server refused it).
+    pub unsent_link: Option<String>,
+}
+
 /// Creates a pending account for an unknown invitee to `game_name` and e-mails them a token to
-/// set a password (valid `INVITATION_TOKEN_DAYS`). The e-mail goes out in the background. It
-/// names who invited them (`inviter`, the owner's address): the game's name is the inviter's
-/// words, and the reader judges them by who wrote them.
+/// set a password (valid `INVITATION_TOKEN_DAYS`). The e-mail is sent before this returns, so
+/// the owner learns whether it went out (and, when it did not, gets its link). It names who
+/// invited them (`inviter`, the owner's address): the game's name is the inviter's words, and
+/// the reader judges them by who wrote them.
 pub async fn invite(
     state: &AppState,
     email: &Email,
     game_name: &str,
     inviter: &str,
-) -> Result<users::Model, AccountError> {
+) -> Result<Invitation, AccountError> {
     let now = state.now();
     let user = users::Model {
         id: Uuid::now_v7(),
@@ -558,22 +569,29 @@ pub async fn invite(
         Duration::days(INVITATION_TOKEN_DAYS),
     )
     .await?;
+    let link = format!("{}/activate?token={token}", state.public_url);
     let body = format!(
         "{inviter} invited you to their game \"{game_name}\" on playtrace ({url}).\n\n\
-         Set your password to activate your account: {url}/activate?token={token}\n\
+         Set your password to activate your account: {link}\n\
          Token: {token}\n\nThe invitation is valid for 7 days. If you do not know {inviter}, \
          ignore this mail: nothing happens unless you set a password.",
         url = state.public_url
     );
-    let mailer = state.mailer.clone();
-    let to = email.as_str().to_string();
-    tokio::spawn(async move {
-        if let Err(error) = mailer
-            .send(&to, "You have been invited to playtrace", &body)
-            .await
-        {
+    let mail = match state
+        .mailer
+        .send(email.as_str(), "You have been invited to playtrace", &body)
+        .await
+    {
+        Ok(Delivery::Sent) => DeliveryStatus::Sent,
+        Ok(Delivery::Skipped) => DeliveryStatus::Skipped,
+        Err(error) => {
             tracing::warn!(error = %error, "invitation e-mail failed");
+            DeliveryStatus::Failed
         }
-    });
-    Ok(user)
+    };
+    Ok(Invitation {
+        user,
+        unsent_link: (mail != DeliveryStatus::Sent).then_some(link),
+        mail,
+    })
 }

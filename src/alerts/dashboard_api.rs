@@ -7,7 +7,7 @@ use super::{
     AlertError,
 };
 use crate::http::schema::Timestamp;
-use crate::words::{self, Environment, Word};
+use crate::words::{self, DeliveryStatus, Environment, Word};
 use crate::{
     accounts::service::Email,
     auth::BearerAuth,
@@ -155,6 +155,18 @@ pub struct EvaluationResult {
     #[oai(skip_serializing_if_is_none)]
     #[oai(nullable)]
     pub history_id: Option<String>,
+    /// When it fired: what became of the e-mail (`skipped`: no SMTP server configured).
+    #[oai(skip_serializing_if_is_none)]
+    pub email_status: Option<DeliveryStatus>,
+    /// When it fired: what became of the webhook message (`skipped`: the rule has none).
+    #[oai(skip_serializing_if_is_none)]
+    pub webhook_status: Option<DeliveryStatus>,
+    /// Why the e-mail failed, when it did.
+    #[oai(skip_serializing_if_is_none)]
+    pub email_error: Option<String>,
+    /// Why the webhook message failed, when it did (never the receiver's response body).
+    #[oai(skip_serializing_if_is_none)]
+    pub webhook_error: Option<String>,
 }
 
 /// What became of a test message.
@@ -412,7 +424,9 @@ impl AlertsApi {
     }
 
     /// Evaluate the rule now (editor) and fire it if its trigger rule is met and it has not
-    /// fired in the last 60 minutes.
+    /// fired in the last 60 minutes. When it fires, the answer says how its e-mail and webhook
+    /// went (`email_status`, `webhook_status`, and `email_error` / `webhook_error` for a
+    /// failed one).
     #[oai(
         path = "/:rule_id/evaluate",
         method = "post",
@@ -425,6 +439,7 @@ impl AlertsApi {
     ) -> poem::Result<Json<EvaluationResult>> {
         let (rule, _) = service::rule_for(&self.state, auth.0, &rule_id.0, Role::Editor).await?;
         let outcome = evaluate::evaluate_and_fire(&self.state, &rule).await?;
+        let delivered = outcome.delivered;
         Ok(Json(EvaluationResult {
             fired: outcome.fired,
             triggered: outcome.evaluation.triggered,
@@ -433,6 +448,10 @@ impl AlertsApi {
             change_percent: outcome.evaluation.change_percent,
             reason: outcome.reason,
             history_id: outcome.history.map(|h| h.id.to_string()),
+            email_status: delivered.as_ref().map(|d| d.email_status),
+            webhook_status: delivered.as_ref().map(|d| d.webhook_status),
+            email_error: delivered.as_ref().and_then(|d| d.email_error.clone()),
+            webhook_error: delivered.and_then(|d| d.webhook_error),
         }))
     }
 }

@@ -11,21 +11,39 @@ use crate::{
     http::timestamp,
     notify::{email::Delivery, webhook},
     state::AppState,
+    words::DeliveryStatus,
 };
 use chrono::{DateTime, Utc};
 use entity::{alert_rules, games};
 use sea_orm::EntityTrait;
 use serde_json::json;
 
-/// How the notifications of one firing went, as its history record keeps it.
+/// How the notifications of one firing went: its history record keeps the statuses and
+/// `error()`, "Evaluate now" answers each channel's.
 #[derive(Debug, Clone)]
 pub struct Delivered {
-    /// `sent`, `skipped` (no SMTP server configured: the mail was logged) or `failed`.
-    pub email_status: &'static str,
-    /// `sent`, `skipped` (the rule has no webhook) or `failed`.
-    pub webhook_status: &'static str,
-    /// What failed, channel by channel, joined with `; `; `None` when nothing did.
-    pub error: Option<String>,
+    /// `skipped`: no SMTP server configured (the mail was logged).
+    pub email_status: DeliveryStatus,
+    /// `skipped`: the rule has no webhook.
+    pub webhook_status: DeliveryStatus,
+    /// Why the e-mail failed.
+    pub email_error: Option<String>,
+    /// Why the webhook message failed (never the receiver's response body).
+    pub webhook_error: Option<String>,
+}
+
+impl Delivered {
+    /// What failed, channel by channel (`email: ...; webhook: ...`); `None` when nothing did.
+    pub fn error(&self) -> Option<String> {
+        let errors: Vec<String> = [
+            ("email", &self.email_error),
+            ("webhook", &self.webhook_error),
+        ]
+        .into_iter()
+        .filter_map(|(channel, error)| error.as_ref().map(|error| format!("{channel}: {error}")))
+        .collect();
+        (!errors.is_empty()).then(|| errors.join("; "))
+    }
 }
 
 /// Sends a firing's e-mail and, when the rule has a webhook, its webhook message. A failed
@@ -48,19 +66,19 @@ pub async fn notify(
         Some(url) => {
             let body = alert_embed(rule, kind, &game_name, evaluation, now);
             match webhook::post_json(url, &body, state.settings.allow_private_webhooks).await {
-                Ok(()) => ("sent", None),
-                Err(error) => ("failed", Some(format!("webhook: {error}"))),
+                Ok(()) => (DeliveryStatus::Sent, None),
+                Err(error) => (DeliveryStatus::Failed, Some(error.to_string())),
             }
         }
-        None => ("skipped", None),
+        None => (DeliveryStatus::Skipped, None),
     };
-    crate::telemetry::alert_delivered(kind.as_str(), "email", email_status);
-    crate::telemetry::alert_delivered(kind.as_str(), "webhook", webhook_status);
-    let errors: Vec<String> = [email_error, webhook_error].into_iter().flatten().collect();
+    crate::telemetry::alert_delivered(kind.as_str(), "email", email_status.as_str());
+    crate::telemetry::alert_delivered(kind.as_str(), "webhook", webhook_status.as_str());
     Ok(Delivered {
         email_status,
         webhook_status,
-        error: (!errors.is_empty()).then(|| errors.join("; ")),
+        email_error,
+        webhook_error,
     })
 }
 
@@ -71,7 +89,7 @@ async fn send_email(
     game_name: &str,
     evaluation: &Evaluation,
     now: DateTime<Utc>,
-) -> (&'static str, Option<String>) {
+) -> (DeliveryStatus, Option<String>) {
     let subject = format!("[playtrace] {}: {} ({game_name})", kind.label(), rule.name);
     let body = format!(
         "The alert rule \"{name}\" fired for the game \"{game_name}\".\n\n\
@@ -95,9 +113,9 @@ async fn send_email(
         reason = evaluation.reason,
     );
     match state.mailer.send(&rule.email, &subject, &body).await {
-        Ok(Delivery::Sent) => ("sent", None),
-        Ok(Delivery::Skipped) => ("skipped", None),
-        Err(error) => ("failed", Some(format!("email: {error}"))),
+        Ok(Delivery::Sent) => (DeliveryStatus::Sent, None),
+        Ok(Delivery::Skipped) => (DeliveryStatus::Skipped, None),
+        Err(error) => (DeliveryStatus::Failed, Some(error.to_string())),
     }
 }
 

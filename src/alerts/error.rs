@@ -13,6 +13,9 @@ pub enum AlertError {
     TooManyRules,
     #[error("This rule has no discord_webhook_url")]
     NoWebhook,
+    /// A `discord_webhook_url` that cannot be used, in the words of the dashboard's form.
+    #[error("{0}")]
+    InvalidWebhook(String),
     /// A bad `environment`.
     #[error(transparent)]
     Query(#[from] QueryError),
@@ -41,4 +44,7 @@ crate::error::answers!(AlertError as error {
     404: RuleNotFound,
     409: TooManyRules,
     passes: Query | Access | Stored | Cold | Hot,
+    other {
+        InvalidWebhook(_) => ApiError::bad_request(error.to_string()).with("field", "discord_webhook_url"),
+    }
 });

@@ -46,6 +46,8 @@ pub struct Outcome {
     pub fired: bool,
     pub reason: String,
     pub history: Option<alert_history::Model>,
+    /// How each channel went, when it fired.
+    pub delivered: Option<deliver::Delivered>,
 }
 
 pub(super) fn rule_type(rule: &alert_rules::Model) -> AlertType {
@@ -246,6 +248,7 @@ pub async fn evaluate_and_fire(
         fired: false,
         reason,
         history: None,
+        delivered: None,
     };
     if !rule.enabled {
         return Ok(not_fired("The rule is disabled.".into(), evaluation));
@@ -276,11 +279,12 @@ pub async fn evaluate_and_fire(
         tracing::warn!(error = %error, "releasing the firing lease failed; it expires on its own");
     }
     match result? {
-        Some(history) => Ok(Outcome {
+        Some((history, delivered)) => Ok(Outcome {
             reason: evaluation.reason.clone(),
             evaluation,
             fired: true,
             history: Some(history),
+            delivered: Some(delivered),
         }),
         None => {
             let last = alert_rules::Entity::find_by_id(rule.id)
@@ -307,7 +311,7 @@ async fn fire_unless_cooling_down(
     rule: &alert_rules::Model,
     evaluation: &Evaluation,
     now: DateTime<Utc>,
-) -> Result<Option<alert_history::Model>, AlertError> {
+) -> Result<Option<(alert_history::Model, deliver::Delivered)>, AlertError> {
     let cutoff = now - Duration::minutes(COOLDOWN_MINUTES);
     let claimed = alert_rules::Entity::update_many()
         .col_expr(alert_rules::Column::LastFiredAt, Expr::value(now))
@@ -332,20 +336,20 @@ async fn fire_unless_cooling_down(
         current_value: evaluation.current,
         baseline_value: evaluation.baseline,
         change_percent: evaluation.change_percent,
-        email_status: delivered.email_status.into(),
-        webhook_status: delivered.webhook_status.into(),
-        error: delivered.error,
+        email_status: delivered.email_status.as_str().into(),
+        webhook_status: delivered.webhook_status.as_str().into(),
+        error: delivered.error(),
         triggered_at: now,
     };
     alert_history::Entity::insert(alert_history::ActiveModel::from(record.clone()))
         .exec_without_returning(&state.db)
         .await?;
     tracing::info!(
-        email_status = delivered.email_status,
-        webhook_status = delivered.webhook_status,
+        email_status = delivered.email_status.as_str(),
+        webhook_status = delivered.webhook_status.as_str(),
         "alert fired"
     );
-    Ok(Some(record))
+    Ok(Some((record, delivered)))
 }
 
 /// One pass of the worker: every enabled rule, a few at a time.

@@ -86,12 +86,17 @@ pub async fn parse_webhook(raw: &str, allow_private: bool) -> Result<Option<Stri
     if raw.is_empty() {
         return Ok(None);
     }
-    let url = webhook::parse_url(raw)
-        .map_err(|_| AlertError::invalid("discord_webhook_url must be an http or https URL"))?;
+    // "Webhook URL" is the field's label in the dashboard's form, where most people meet it.
+    let url = webhook::parse_url(raw).map_err(|_| {
+        AlertError::InvalidWebhook("Webhook URL must be an http or https URL".into())
+    })?;
     match webhook::check(&url, allow_private, std::time::Duration::from_secs(3)).await {
-        Err(webhook::WebhookError::Forbidden) => Err(AlertError::invalid(
-            "discord_webhook_url must not point to a loopback, private, link-local or metadata address",
-        )),
+        Err(webhook::WebhookError::Forbidden) => Err(AlertError::InvalidWebhook(format!(
+            "Webhook URL must reach a public address: {} is, or resolves to, a loopback, \
+             private, link-local or metadata address. {}",
+            url.host_str().unwrap_or_default(),
+            webhook::PRIVATE_ADDRESSES_SWITCH
+        ))),
         // Unresolvable right now is not proof of anything; the send-time check decides.
         _ => Ok(Some(url.to_string())),
     }

@@ -42,10 +42,27 @@ pub enum InvalidEvent {
     BadTimestamp,
     #[error("unknown field {0} (allowed: event_name, session_id, player_id, properties, client_timestamp, event_id)")]
     UnknownField(String),
-    #[error("text must not contain NUL characters")]
-    NulCharacter,
+    #[error("{0} must not contain a NUL character")]
+    NulCharacter(&'static str),
     #[error(transparent)]
     PlayerId(#[from] InvalidPlayerId),
+}
+
+impl InvalidEvent {
+    /// The event's field at fault (`None` when the event itself is).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Self::NotAnObject => None,
+            Self::Missing(field)
+            | Self::NotAString(field)
+            | Self::Length(field, _, _)
+            | Self::NulCharacter(field) => Some(field),
+            Self::PropertiesNotAnObject => Some("properties"),
+            Self::BadTimestamp => Some("client_timestamp"),
+            Self::UnknownField(field) => Some(field),
+            Self::PlayerId(_) => Some("player_id"),
+        }
+    }
 }
 
 /// One valid event as the client sent it.
@@ -60,7 +77,8 @@ pub struct IncomingEvent {
 }
 
 /// Parses a whole request body. Any bad event refuses the request: 413 above the batch limit,
-/// 400 naming the first bad event (and its `index` for arrays) otherwise.
+/// 400 naming the first bad event (and its `index` for arrays) otherwise, with the `field` at
+/// fault written as every 400 writes a place in the body (`event_name`, `[3].session_id`).
 pub fn parse_body(body: Value) -> Result<Vec<IncomingEvent>, ApiError> {
     match body {
         Value::Array(items) => {
@@ -79,14 +97,24 @@ pub fn parse_body(body: Value) -> Result<Vec<IncomingEvent>, ApiError> {
                 .enumerate()
                 .map(|(index, item)| {
                     parse_event(item).map_err(|e| {
-                        ApiError::bad_request(format!("events[{index}]: {e}")).with("index", index)
+                        let field = match e.field() {
+                            Some(field) => format!("[{index}].{field}"),
+                            None => format!("[{index}]"),
+                        };
+                        ApiError::bad_request(format!("events[{index}]: {e}"))
+                            .with("index", index)
+                            .with("field", field)
                     })
                 })
                 .collect()
         }
-        Value::Object(_) => Ok(vec![
-            parse_event(body).map_err(|e| ApiError::bad_request(e.to_string()))?
-        ]),
+        Value::Object(_) => Ok(vec![parse_event(body).map_err(|e| {
+            let error = ApiError::bad_request(e.to_string());
+            match e.field() {
+                Some(field) => error.with("field", field),
+                None => error,
+            }
+        })?]),
         _ => Err(ApiError::bad_request(
             "The body must be an event object or an array of events",
         )),
@@ -117,7 +145,7 @@ pub fn parse_event(item: Value) -> Result<IncomingEvent, InvalidEvent> {
         .iter()
         .any(|(k, v)| k.contains('\0') || holds_nul(v))
     {
-        return Err(InvalidEvent::NulCharacter);
+        return Err(InvalidEvent::NulCharacter("properties"));
     }
     let client_timestamp = match fields.remove("client_timestamp") {
         None | Some(Value::Null) => None,
@@ -141,7 +169,7 @@ pub fn check_event_name(name: &str) -> Result<(), InvalidEvent> {
         return Err(InvalidEvent::Length("event_name", 1, MAX_EVENT_NAME_CHARS));
     }
     if name.contains('\0') {
-        return Err(InvalidEvent::NulCharacter);
+        return Err(InvalidEvent::NulCharacter("event_name"));
     }
     Ok(())
 }
@@ -200,7 +228,7 @@ pub fn check_text(text: &str, field: &'static str, max: usize) -> Result<(), Inv
         return Err(InvalidEvent::Length(field, 1, max));
     }
     if text.contains('\0') {
-        return Err(InvalidEvent::NulCharacter);
+        return Err(InvalidEvent::NulCharacter(field));
     }
     Ok(())
 }

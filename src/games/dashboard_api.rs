@@ -166,10 +166,27 @@ pub enum GameCreated {
     Created(Json<Game>),
 }
 
+/// A member just added: the member, and for an address that had no account, what became of
+/// its invitation.
+#[derive(Object)]
+pub struct AddedMember {
+    #[oai(flatten)]
+    pub member: Member,
+    /// Only for an address that had no account (a new invitation): `sent`, `skipped` (no SMTP
+    /// server configured: no mail went out) or `failed` (the SMTP server did not take it).
+    #[oai(skip_serializing_if_is_none)]
+    pub invitation_mail: Option<words::DeliveryStatus>,
+    /// Only when the invitation e-mail did not go out (`skipped` or `failed`): the link that
+    /// lets the invitee set a password (valid 7 days), for the inviting owner to pass on. It
+    /// is answered this once and never listed.
+    #[oai(skip_serializing_if_is_none)]
+    pub invitation_link: Option<String>,
+}
+
 #[derive(ApiResponse)]
 pub enum MemberAdded {
     #[oai(status = 201)]
-    Created(Json<Member>),
+    Created(Json<AddedMember>),
 }
 
 /// A stored game as the dashboard reads it (its words parsed from the row).
@@ -366,7 +383,9 @@ impl GamesApi {
     }
 
     /// Add a member by e-mail (owner). An address without an account gets a pending account
-    /// and an e-mail with a token to set its password (valid 7 days).
+    /// and an e-mail with a token to set its password (valid 7 days); the answer says whether
+    /// the e-mail went out (`invitation_mail`) and, when it did not (no SMTP server), carries
+    /// the link for you to pass on (`invitation_link`).
     #[oai(
         path = "/:game_id/members",
         method = "post",
@@ -382,15 +401,26 @@ impl GamesApi {
         let email = Email::parse(&body.email)?;
         let role = body.role.parse().map_err(GameError::from)?;
         let state = &self.state;
-        let user = match accounts::find_by_email(&state.db, &email).await? {
-            Some(user) => user,
+        let (user, invitation) = match accounts::find_by_email(&state.db, &email).await? {
+            Some(user) => (user, None),
             None => {
                 let inviter = accounts::current_user(&state.db, auth.0).await?;
-                accounts::invite(state, &email, &access.game.name, &inviter.email).await?
+                let invitation =
+                    accounts::invite(state, &email, &access.game.name, &inviter.email).await?;
+                let sent = (invitation.mail, invitation.unsent_link);
+                (invitation.user, Some(sent))
             }
         };
         let member = service::add_member(state, game_id.0, user.id, role).await?;
-        Ok(MemberAdded::Created(Json(member_view(member, user)?)))
+        let (invitation_mail, invitation_link) = match invitation {
+            Some((mail, link)) => (Some(mail), link),
+            None => (None, None),
+        };
+        Ok(MemberAdded::Created(Json(AddedMember {
+            member: member_view(member, user)?,
+            invitation_mail,
+            invitation_link,
+        })))
     }
 
     /// Change a member's role (owner). A game always keeps at least one owner.

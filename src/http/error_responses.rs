@@ -7,7 +7,8 @@
 //!   not the role; a player token for another player; a banned player; reads switched off);
 //! - a JSON body: 400 (the field at fault), 408 (not received within the body timeout), 413
 //!   (over the cap) and 415 (not JSON);
-//! - path or query parameters: 400 (malformed); path ids: 404 (unknown to this game);
+//! - path or query parameters: 400 (malformed, naming the parameter); path ids: 404 (unknown
+//!   to this game);
 //! - a few operations more, by operation id (`EXTRA`).
 //!
 //! The black-box suite holds this to account: every answer it reads is checked against the
@@ -119,7 +120,7 @@ fn response(status: u16) -> Value {
         408 => "The body did not arrive within the node's body timeout; the connection is closed.",
         409 => "Conflicts with what is stored (`version` on a save conflict).",
         413 => "The body is too large (`limit`, and `received` when it was read).",
-        415 => "The body must be JSON.",
+        415 => "The body must be JSON, sent uncompressed (no `Content-Encoding`).",
         429 => "Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`).",
         500 => "An unexpected failure; the cause is in the server's log.",
         503 => "Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent.",
@@ -144,7 +145,7 @@ fn error_schema() -> Value {
         "required": ["error"],
         "properties": {
             "error": { "type": "string", "description": "What went wrong, for a person to read." },
-            "field": { "type": "string", "description": "The request body field at fault (400)." },
+            "field": { "type": "string", "description": "The body field, or the path or query parameter, at fault (400)." },
             "code": { "type": "string", "description": "`ACCOUNT_LOCKED` or `ACCOUNT_PENDING` (403 on sign-in)." },
             "index": { "type": "integer", "description": "Position of the bad event in a `/v1/track` batch (400)." },
             "violations": {

@@ -4,6 +4,7 @@ pub mod docs_page;
 pub mod document;
 pub mod error_responses;
 pub mod json_text;
+pub mod parameters;
 pub mod player_header;
 pub mod schema;
 pub mod text;

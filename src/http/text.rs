@@ -1,8 +1,8 @@
 //! Text the stores can keep: PostgreSQL refuses a NUL character in any text (a 500 once it got
 //! that far) while SQLite stored it, so every JSON body and query parameter is checked once,
 //! where it comes in (`api.rs`), and a NUL is refused with 400 `{error, field}` naming the
-//! field, the same on both backends. Invalid UTF-8 and lone surrogates never get this far: the
-//! JSON parser and the query decoder refuse them.
+//! field (or the query or path parameter), the same on both backends. Invalid UTF-8 and lone
+//! surrogates never get this far: the JSON parser and the query decoder refuse them.
 use crate::error::ApiError;
 use serde_json::Value;
 
@@ -18,10 +18,17 @@ pub fn body_nul(body: &[u8]) -> Option<ApiError> {
     Some(refusal(if field.is_empty() { "body" } else { &field }))
 }
 
-/// The 400 for a query parameter (named by its name) or a path that holds a NUL (`%00`).
+/// The 400 for a query parameter or a path parameter (each named by its name) that holds a
+/// NUL (`%00`); `path` names a NUL in a path no route's template explains.
 pub fn uri_nul(uri: &poem::http::Uri) -> Option<ApiError> {
-    if uri.path().contains("%00") {
-        return Some(refusal("path"));
+    let path = uri.path();
+    if path.contains("%00") {
+        let parameter = path
+            .split('/')
+            .skip(1)
+            .position(|segment| segment.contains("%00"))
+            .and_then(|index| super::parameters::path_parameter_at(path, index));
+        return Some(refusal(parameter.as_deref().unwrap_or("path")));
     }
     let query = uri.query()?;
     if !query.contains("%00") {

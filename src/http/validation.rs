@@ -46,11 +46,7 @@ fn explain(operation: &str, body: &[u8], parser_message: &str) -> Option<ApiErro
     let validator = BODIES.get()?.get(operation)?;
     let instance: Value = match serde_json::from_slice(body) {
         Ok(instance) => instance,
-        Err(error) => {
-            return Some(ApiError::bad_request(format!(
-                "the body is not valid JSON: {error}"
-            )))
-        }
+        Err(error) => return Some(not_json(body, &error)),
     };
     let error = validator.iter_errors(&instance).next()?;
     let mut field = pointer_to_field(&error.instance_path.to_string());
@@ -84,6 +80,22 @@ fn explain(operation: &str, body: &[u8], parser_message: &str) -> Option<ApiErro
     } else {
         error.with("field", field)
     })
+}
+
+/// Why a body is not JSON this server reads: compressed data sent without its
+/// `Content-Encoding` (those with one are refused before), JSON nested deeper than the
+/// parser's limit, or text that is not JSON at all.
+fn not_json(body: &[u8], error: &serde_json::Error) -> ApiError {
+    const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
+    let message = if body.starts_with(GZIP_MAGIC) {
+        "the body is gzip-compressed data, not JSON: send it uncompressed".to_string()
+    } else if error.to_string().starts_with("recursion limit exceeded") {
+        // serde_json's fixed limit.
+        "the body is nested too deeply: at most 128 levels of arrays and objects".to_string()
+    } else {
+        format!("the body is not valid JSON: {error}")
+    };
+    ApiError::bad_request(message)
 }
 
 /// `unknown field `colour`` in the parser's message (`deny_unknown_fields`).

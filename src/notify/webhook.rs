@@ -19,11 +19,15 @@ const MAX_RETRY_WAIT: Duration = Duration::from_secs(5);
 /// Attempts in all when the receiver keeps answering 429.
 const MAX_ATTEMPTS: usize = 3;
 
+/// How an operator lets webhooks reach internal addresses, said wherever one is refused.
+pub const PRIVATE_ADDRESSES_SWITCH: &str = "A node on a private network allows such addresses \
+     when started with --allow-private-webhooks (PLAYTRACE_ALLOW_PRIVATE_WEBHOOKS=true).";
+
 #[derive(Debug, thiserror::Error)]
 pub enum WebhookError {
     #[error("the webhook URL must be an http(s) URL with a host")]
     InvalidUrl,
-    #[error("the webhook URL points to a loopback, private, link-local or metadata address")]
+    #[error("the webhook URL points to a loopback, private, link-local or metadata address. {PRIVATE_ADDRESSES_SWITCH}")]
     Forbidden,
     #[error("the webhook host could not be resolved")]
     Unresolvable,

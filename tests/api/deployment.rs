@@ -2,7 +2,7 @@
 //! without an SMTP server.
 use crate::{
     events::durability::Server,
-    helpers::{spawn_app_with, Backend, Fetch, PASSWORD},
+    helpers::{spawn_app, spawn_app_with, Backend, Fetch, PASSWORD},
     mail_sink::{token_in, MailSink},
 };
 use playtrace::cli::Registration;
@@ -198,4 +198,85 @@ async fn a_jwt_secret_under_32_bytes_is_refused_at_start() {
     );
     settings.jwt_secret = Some("s".repeat(32));
     assert!(playtrace::app::Application::build(settings).await.is_ok());
+}
+
+/// Without SMTP (or when the mail fails) the inviting owner gets the invitation's link in the
+/// answer, and is told no mail went out; with SMTP the answer says the mail was sent and
+/// carries no link (issue 27).
+#[tokio::test]
+async fn an_invitation_that_could_not_be_mailed_answers_its_link_to_the_owner() {
+    // No SMTP server: the link, and "skipped".
+    let app = spawn_app().await;
+    let owner = app.new_user().await;
+    let game_id = app.create_game(&owner).await;
+    let (status, member) = invite(&app, &owner, &game_id, "ivy@studio.test").await;
+    assert_eq!(status, 201, "{member}");
+    assert_eq!(member["status"], "pending");
+    assert_eq!(member["invitation_mail"], "skipped", "{member}");
+    let link = member["invitation_link"]
+        .as_str()
+        .expect("the link")
+        .to_string();
+    assert!(
+        link.starts_with(&format!("{}/activate?token=", app.address)),
+        "{link}"
+    );
+    // The link lets the teammate in.
+    let token = link.rsplit("token=").next().unwrap();
+    app.request(Method::POST, "/v1/auth/reset-password")
+        .json(&json!({ "token": token, "password": PASSWORD }))
+        .expect_status(200)
+        .await;
+    // Listed members never carry it; an address with an account gets no invitation.
+    let (_, list) = app
+        .dashboard_call(Method::GET, &format!("/v1/games/{game_id}/members"), &owner)
+        .await;
+    for listed in list["members"].as_array().unwrap() {
+        assert!(listed.get("invitation_link").is_none(), "{listed}");
+    }
+    let other = app.new_user().await;
+    let (_, me) = app.dashboard_call(Method::GET, "/v1/auth/me", &other).await;
+    let (status, member) = invite(&app, &owner, &game_id, me["email"].as_str().unwrap()).await;
+    assert_eq!(status, 201, "{member}");
+    assert!(member.get("invitation_link").is_none(), "{member}");
+    assert!(member.get("invitation_mail").is_none(), "{member}");
+
+    // SMTP: "sent", no link, and the mail is there.
+    let sink = MailSink::start();
+    let app = spawn_app_with(|s| s.smtp_url = Some(sink.url.clone())).await;
+    let owner = app.new_user().await;
+    let game_id = app.create_game(&owner).await;
+    let (status, member) = invite(&app, &owner, &game_id, "jo@studio.test").await;
+    assert_eq!(status, 201, "{member}");
+    assert_eq!(member["invitation_mail"], "sent", "{member}");
+    assert!(member.get("invitation_link").is_none(), "{member}");
+    assert!(!token_in(&sink.wait_for("jo@studio.test").await).is_empty());
+
+    // An SMTP server that is not there: "failed", and the link.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("smtp://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let app = spawn_app_with(|s| s.smtp_url = Some(url)).await;
+    let owner = app.new_user().await;
+    let game_id = app.create_game(&owner).await;
+    let (status, member) = invite(&app, &owner, &game_id, "kim@studio.test").await;
+    assert_eq!(status, 201, "{member}");
+    assert_eq!(member["invitation_mail"], "failed", "{member}");
+    assert!(member["invitation_link"].is_string(), "{member}");
+}
+
+/// The owner invites `email` as an editor: status and answer.
+async fn invite(
+    app: &crate::helpers::TestApp,
+    owner: &str,
+    game_id: &str,
+    email: &str,
+) -> (u16, serde_json::Value) {
+    app.dashboard_json(
+        Method::POST,
+        &format!("/v1/games/{game_id}/members"),
+        owner,
+        json!({ "email": email, "role": "editor" }),
+    )
+    .await
 }

@@ -210,7 +210,9 @@ export interface paths {
         put?: never;
         /**
          * Evaluate the rule now (editor) and fire it if its trigger rule is met and it has not
-         *     fired in the last 60 minutes.
+         *     fired in the last 60 minutes. When it fires, the answer says how its e-mail and webhook
+         *     went (`email_status`, `webhook_status`, and `email_error` / `webhook_error` for a
+         *     failed one).
          */
         post: operations["evaluateAlertRule"];
         delete?: never;
@@ -915,7 +917,9 @@ export interface paths {
         put?: never;
         /**
          * Add a member by e-mail (owner). An address without an account gets a pending account
-         *     and an e-mail with a token to set its password (valid 7 days).
+         *     and an e-mail with a token to set its password (valid 7 days); the answer says whether
+         *     the e-mail went out (`invitation_mail`) and, when it did not (no SMTP server), carries
+         *     the link for you to pass on (`invitation_link`).
          */
         post: operations["addMember"];
         delete?: never;
@@ -1403,6 +1407,31 @@ export interface components {
             unlocked_points: number;
         };
         /**
+         * AddedMember
+         * @description A member just added: the member, and for an address that had no account, what became of
+         *     its invitation.
+         */
+        AddedMember: {
+            /** Format: date-time */
+            added_at: string;
+            email: string;
+            /**
+             * @description Only when the invitation e-mail did not go out (`skipped` or `failed`): the link that
+             *     lets the invitee set a password (valid 7 days), for the inviting owner to pass on. It
+             *     is answered this once and never listed.
+             */
+            invitation_link?: string;
+            /**
+             * @description Only for an address that had no account (a new invitation): `sent`, `skipped` (no SMTP
+             *     server configured: no mail went out) or `failed` (the SMTP server did not take it).
+             */
+            invitation_mail?: components["schemas"]["DeliveryStatus"];
+            role: components["schemas"]["Role"];
+            /** @description `active` or `pending` (invited, no password yet). */
+            status: components["schemas"]["AccountStatus"];
+            user_id: string;
+        };
+        /**
          * AlertHistoryItem
          * @description One firing of a rule.
          */
@@ -1689,6 +1718,8 @@ export interface components {
             password: string;
         };
         /** @enum {string} */
+        DeliveryStatus: "sent" | "skipped" | "failed";
+        /** @enum {string} */
         EntryFilter: "ok" | "suspicious" | "all";
         /** @enum {string} */
         EntryStatus: "ok" | "suspicious";
@@ -1709,7 +1740,7 @@ export interface components {
             code?: string;
             /** @description What went wrong, for a person to read. */
             error: string;
-            /** @description The request body field at fault (400). */
+            /** @description The body field, or the path or query parameter, at fault (400). */
             field?: string;
             /** @description Position of the bad event in a `/v1/track` batch (400). */
             index?: number;
@@ -1743,6 +1774,10 @@ export interface components {
             change_percent: number;
             /** Format: double */
             current_value: number;
+            /** @description Why the e-mail failed, when it did. */
+            email_error?: string;
+            /** @description When it fired: what became of the e-mail (`skipped`: no SMTP server configured). */
+            email_status?: components["schemas"]["DeliveryStatus"];
             /** @description The rule fired: notifications went out and a history record was written. */
             fired: boolean;
             /** @description The history record written when it fired. */
@@ -1751,6 +1786,10 @@ export interface components {
             reason: string;
             /** @description The trigger rule is met (it may still not fire while cooling down or disabled). */
             triggered: boolean;
+            /** @description Why the webhook message failed, when it did (never the receiver's response body). */
+            webhook_error?: string;
+            /** @description When it fired: what became of the webhook message (`skipped`: the rule has none). */
+            webhook_status?: components["schemas"]["DeliveryStatus"];
         };
         /** EventCounts */
         EventCounts: {
@@ -2961,7 +3000,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3068,7 +3107,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3173,7 +3212,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3507,7 +3546,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3864,7 +3903,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4118,7 +4157,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4222,7 +4261,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4452,7 +4491,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4538,7 +4577,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4957,7 +4996,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5238,7 +5277,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5446,7 +5485,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5730,7 +5769,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5929,7 +5968,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6298,7 +6337,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6593,7 +6632,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6792,7 +6831,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7275,7 +7314,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7559,7 +7598,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7859,7 +7898,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8152,7 +8191,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8816,7 +8855,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Member"];
+                    "application/json; charset=utf-8": components["schemas"]["AddedMember"];
                 };
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */
@@ -8882,7 +8921,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9099,7 +9138,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9899,7 +9938,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10111,7 +10150,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10329,7 +10368,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10445,7 +10484,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10984,7 +11023,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["SaveTooLarge"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11189,7 +11228,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body must be JSON. */
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
                 headers: {
                     [name: string]: unknown;

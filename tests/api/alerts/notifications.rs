@@ -105,11 +105,40 @@ async fn firing_records_each_channels_failure() {
     receiver.then_answer(503, "{}");
     let (token, game_id, rule) =
         watched_game(&app, "crash_spike", true, None, Some(&receiver.hook())).await;
-    assert_eq!(evaluate(&app, &token, &rule).await["fired"], true);
+    let result = evaluate(&app, &token, &rule).await;
+    assert_eq!(result["fired"], true);
     let item = history(&app, &token, &game_id).await[0].clone();
     assert_eq!(item["email_status"], "skipped", "{item}");
     assert_eq!(item["webhook_status"], "failed", "{item}");
     assert!(item["error"].as_str().unwrap().contains("503"), "{item}");
+
+    // "Evaluate now" answers the same, channel by channel (issue 27), without a second read.
+    assert_eq!(result["email_status"], "skipped", "{result}");
+    assert_eq!(result["webhook_status"], "failed", "{result}");
+    assert!(result.get("email_error").is_none(), "{result}");
+    let webhook_error = result["webhook_error"].as_str().unwrap_or_default();
+    assert!(webhook_error.contains("503"), "{result}");
+    assert!(!webhook_error.starts_with("webhook:"), "{result}");
+}
+
+#[tokio::test]
+async fn evaluating_now_says_how_each_channel_went() {
+    let (app, sink, receiver) = alert_app().await;
+    let (token, _, rule) =
+        watched_game(&app, "crash_spike", true, None, Some(&receiver.hook())).await;
+    let result = evaluate(&app, &token, &rule).await;
+    assert_eq!(result["fired"], true, "{result}");
+    assert_eq!(result["email_status"], "sent", "{result}");
+    assert_eq!(result["webhook_status"], "sent", "{result}");
+    assert!(result.get("email_error").is_none(), "{result}");
+    assert!(result.get("webhook_error").is_none(), "{result}");
+    sink.wait_for("oncall@studio.test").await;
+
+    // Not fired (cooling down): no channel was tried, and the answer has no statuses.
+    let again = evaluate(&app, &token, &rule).await;
+    assert_eq!(again["fired"], false, "{again}");
+    assert!(again.get("email_status").is_none(), "{again}");
+    assert!(again.get("webhook_status").is_none(), "{again}");
 }
 
 #[tokio::test]
@@ -147,13 +176,7 @@ async fn webhooks_to_internal_addresses_are_refused() {
             )
             .await;
         assert_eq!(status, 400, "{url}: {body}");
-        assert!(
-            body["error"]
-                .as_str()
-                .unwrap()
-                .contains("discord_webhook_url"),
-            "{url}: {body}"
-        );
+        assert_eq!(body["field"], "discord_webhook_url", "{url}: {body}");
     }
 
     // A rule stored while private targets were allowed is still refused at send time by a

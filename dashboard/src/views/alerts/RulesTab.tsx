@@ -14,11 +14,10 @@ type Rule = Schemas['AlertRule'];
 
 type Outcome =
   | { kind: 'test'; result: Schemas['WebhookTestResult'] }
-  /** `delivery`: the firing's history record (how each channel went); null when it could not be read. */
-  | { kind: 'evaluate'; result: Schemas['EvaluationResult']; delivery: Schemas['AlertHistoryItem'] | null };
+  | { kind: 'evaluate'; result: Schemas['EvaluationResult'] };
 
-/** How many recent firings to read to find the one "Evaluate now" just wrote. */
-const RECENT_FIRINGS = 20;
+/** How each channel of a firing went, as "Evaluate now" answers it. */
+type Delivery = { email: string; webhook: string; emailError?: string; webhookError?: string };
 
 const COOLDOWN_MS = 60 * 60 * 1000;
 
@@ -161,20 +160,8 @@ function RuleRow({
       unwrap(api.POST('/v1/alerts/{rule_id}/evaluate', { params: { path: { rule_id: rule.rule_id } } })),
     );
     if (!result) return;
-    // The answer says whether the rule fired; how its e-mail and webhook went is in the
-    // history record it wrote, read here so the message says what was actually sent.
-    let delivery: Schemas['AlertHistoryItem'] | null = null;
-    if (result.fired && result.history_id) {
-      try {
-        const recent = await unwrap(
-          api.GET('/v1/alerts/history', { params: { query: { game_id: rule.game_id, limit: RECENT_FIRINGS } } }),
-        );
-        delivery = recent.history.find((item) => item.id === result.history_id) ?? null;
-      } catch {
-        delivery = null;
-      }
-    }
-    setOutcome({ kind: 'evaluate', result, delivery });
+    // The answer says whether the rule fired and, when it did, how its e-mail and webhook went.
+    setOutcome({ kind: 'evaluate', result });
     if (result.fired) onFired();
   }
 
@@ -335,9 +322,10 @@ function OutcomeView({
       </div>
     );
   }
-  const { result, delivery } = outcome;
+  const { result } = outcome;
+  const delivery = deliveryOf(result);
   const summary = result.fired ? firedSummary(delivery) : null;
-  const failed = delivery?.email_status === 'failed' || delivery?.webhook_status === 'failed';
+  const failed = delivery?.email === 'failed' || delivery?.webhook === 'failed';
   const tone = result.fired ? (failed ? 'error' : summary?.allWent ? 'al-fired' : 'notice') : result.triggered ? 'notice' : 'success';
   const headline = summary ? summary.headline : result.triggered ? 'Triggered, but not sent.' : 'Not fired.';
   const bad = isBadChange(rule.type, result.change_percent);
@@ -363,12 +351,13 @@ function OutcomeView({
         {result.fired && delivery && (
           <ul className="al-delivery" aria-label="Notifications">
             <li>
-              <DeliveryBadge status={delivery.email_status} /> <span>{emailText(delivery.email_status, rule.email)}</span>
+              <DeliveryBadge status={delivery.email} /> <span>{emailText(delivery.email, rule.email)}</span>
+              {delivery.emailError && <span className="al-delivery-error"> {delivery.emailError}</span>}
             </li>
             <li>
-              <DeliveryBadge status={delivery.webhook_status} /> <span>{webhookText(delivery.webhook_status, host)}</span>
+              <DeliveryBadge status={delivery.webhook} /> <span>{webhookText(delivery.webhook, host)}</span>
+              {delivery.webhookError && <span className="al-delivery-error"> {delivery.webhookError}</span>}
             </li>
-            {delivery.error && <li className="al-delivery-error">{delivery.error}</li>}
           </ul>
         )}
         {result.fired && (
@@ -382,11 +371,22 @@ function OutcomeView({
   );
 }
 
+/** How each channel went, from the answer; null when it did not fire (nothing was tried). */
+function deliveryOf(result: Schemas['EvaluationResult']): Delivery | null {
+  if (!result.fired || !result.email_status || !result.webhook_status) return null;
+  return {
+    email: result.email_status,
+    webhook: result.webhook_status,
+    emailError: result.email_error,
+    webhookError: result.webhook_error,
+  };
+}
+
 /** The headline of a firing, from how its channels went. */
-function firedSummary(delivery: Schemas['AlertHistoryItem'] | null): { headline: string; allWent: boolean } {
+function firedSummary(delivery: Delivery | null): { headline: string; allWent: boolean } {
   if (!delivery) return { headline: 'Fired. How the notifications went is in the history.', allWent: false };
-  const email = delivery.email_status;
-  const webhook = delivery.webhook_status;
+  const email = delivery.email;
+  const webhook = delivery.webhook;
   if (email === 'failed' || webhook === 'failed') {
     const sent = email === 'sent' || webhook === 'sent';
     return { headline: sent ? 'Fired, but a notification failed.' : 'Fired, but no notification went out.', allWent: false };

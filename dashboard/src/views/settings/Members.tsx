@@ -4,12 +4,13 @@ import { useNavigate } from 'react-router';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useSession } from '../../auth';
 import { useGame } from '../../GameShell';
-import { Async, Badge, Card, ConfirmButton, Empty, ErrorMessage, Field, SubmitButton } from '../../ui/components';
+import { Async, Badge, Card, ConfirmButton, CopyButton, Empty, ErrorMessage, Field, SubmitButton } from '../../ui/components';
 import { formatTime } from '../../ui/format';
 import { useAction, useLoad, type Loaded } from '../../ui/useLoad';
 import { announceGamesChanged, formatDate, ROLES, roleLabel } from './shared';
 
 type Member = Schemas['Member'];
+type AddedMember = Schemas['AddedMember'];
 type MemberList = Schemas['MemberList'];
 
 export function Members() {
@@ -54,7 +55,7 @@ function InviteCard({ members }: { members: Loaded<MemberList> }) {
   const { game } = useGame();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Schemas['Role']>('editor');
-  const [done, setDone] = useState<Member | null>(null);
+  const [done, setDone] = useState<AddedMember | null>(null);
   const invite = useAction();
 
   async function submit(e: FormEvent) {
@@ -88,18 +89,50 @@ function InviteCard({ members }: { members: Loaded<MemberList> }) {
         <SubmitButton busy={invite.busy}>Send invitation</SubmitButton>
       </form>
       <p className="hint">
-        Someone without a playtrace account gets an e-mail with a link to choose a password (valid 7 days). Someone who has one
-        sees {game.name} in their games at once.
+        Someone without a playtrace account gets an e-mail with a link to choose a password (valid 7 days); without a mail server,
+        you get the link here to send yourself. Someone who has one sees {game.name} in their games at once.
       </p>
       <ErrorMessage error={invite.error} />
-      {done && (
-        <p className="success" role="status">
-          {done.status === 'pending'
-            ? `Invitation sent to ${done.email}. They join as ${roleLabel(done.role).toLowerCase()} once they activate their account.`
-            : `${done.email} is now ${/^[aeiou]/i.test(done.role) ? 'an' : 'a'} ${roleLabel(done.role).toLowerCase()} of ${game.name}.`}
-        </p>
-      )}
+      {done && <Added member={done} onDone={() => setDone(null)} />}
     </Card>
+  );
+}
+
+/** What became of an invitation: the mail went out, or (no SMTP server on this node, or it
+ * refused the mail) the link the owner passes on, shown this once. */
+function Added({ member, onDone }: { member: AddedMember; onDone(): void }) {
+  const { game } = useGame();
+  const role = roleLabel(member.role).toLowerCase();
+  const joins = `They join as ${role} once they set a password.`;
+  if (member.invitation_link) {
+    const why =
+      member.invitation_mail === 'failed'
+        ? 'The mail server did not take the invitation e-mail, so no mail was sent.'
+        : 'This server has no mail server configured, so no e-mail was sent.';
+    return (
+      <div className="new-key" role="status">
+        <p>
+          <strong>{member.email} is invited.</strong> {why} Send them this link yourself (valid 7 days; it will not be shown again).{' '}
+          {joins}
+        </p>
+        <div className="secret">
+          <code aria-label="Invitation link">{member.invitation_link}</code>
+          <CopyButton text={member.invitation_link} label="Copy link" />
+        </div>
+        <button type="button" className="small" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    );
+  }
+  return (
+    <p className="success" role="status">
+      {member.invitation_mail === 'sent'
+        ? `Invitation e-mail sent to ${member.email}. ${joins}`
+        : member.status === 'pending'
+          ? `${member.email} is added as ${role}; they have not set a password yet (their earlier invitation still holds).`
+          : `${member.email} is now ${/^[aeiou]/i.test(member.role) ? 'an' : 'a'} ${role} of ${game.name}.`}
+    </p>
   );
 }
 
@@ -193,7 +226,15 @@ function MemberRow({ member, members, lastOwner }: { member: Member; members: Lo
           roleLabel(member.role)
         )}
       </td>
-      <td data-label="Status">{member.status === 'pending' ? <Badge tone="warn">Invitation sent</Badge> : <Badge tone="good">Active</Badge>}</td>
+      <td data-label="Status">
+        {member.status === 'pending' ? (
+          <span title="Invited; has not set a password yet">
+            <Badge tone="warn">Invited</Badge>
+          </span>
+        ) : (
+          <Badge tone="good">Active</Badge>
+        )}
+      </td>
       <td className="nowrap" data-label="Added" title={formatTime(member.added_at)}>
         {formatDate(member.added_at)}
       </td>
