@@ -43,9 +43,13 @@ pub enum Strategy {
     PerPlayer,
 }
 
-/// Probes per player and step that cost about as much as scanning one event: the per-player
-/// way is taken when players x steps x this is below the step events in the range.
-const PROBE_COST: i64 = 20;
+/// The per-player way is taken when players x steps x this is below the step events in the
+/// range. A probe costs more than reading the next entry of a scan, but players drop out
+/// step by step (at 1M events of the analytics benchmark, 67,000 probes for 19,000 players
+/// and 5 steps: 0.5 s on PostgreSQL), and a probe's plan does not hang on the planner's
+/// statistics, where the scan's joins do: the same strict funnel took minutes before the
+/// events table was first analysed.
+const PROBE_COST: i64 = 4;
 
 /// Users reaching each step, in step order, the cheaper way (`Strategy`).
 #[tracing::instrument(skip_all, fields(game_id = %query.game_id, steps = query.steps.len()))]
