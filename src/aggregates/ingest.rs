@@ -14,7 +14,9 @@
 //!    moves the player and its returns to the earlier cohort.
 //!
 //! Every statement's rows are sorted, so concurrent writers lock shared rows in one order.
-use super::{day_of, hour_of, tx::Row, Tx, ALL_ENVIRONMENTS, MAX_RETURN_DAY};
+use super::{
+    day_of, hour_of, tx::Row, Tx, ALL_ENVIRONMENTS, MAX_RETURN_DAY, SECONDS_PER_DAY,
+};
 
 const HOURS_PER_DAY: i64 = 24;
 use entity::events;
@@ -99,6 +101,57 @@ const ADD_COHORTS: &str = "INSERT INTO analytics_cohorts \
      ON CONFLICT (game_id, scope, cohort_day, day_offset, shard) DO UPDATE SET \
      users = analytics_cohorts.users + excluded.users";
 
+/// A session's first and last event times and reported length (milliseconds), inserted or
+/// widened; of several `session_end` lengths the longest counts, whatever order they come
+/// in. The row keeps what the day counts hold for it (`day`, `length_ms`) and, when it
+/// changes, what they held before (`prev_day`, `prev_length_ms`: the old row's values, read
+/// under the row's lock), so the counts move by the difference; an unchanged row is left
+/// alone and not returned. A new row comes back with `prev_day` null.
+pub(crate) const ADD_SESSIONS: &str = "INSERT INTO analytics_sessions \
+     (game_id, scope, session_id, actor_id, first_ms, last_ms, reported_ms, day, length_ms) \
+     SELECT $1, value->>'s', value->>'i', value->>'a', CAST(value->>'f' AS BIGINT), \
+     CAST(value->>'l' AS BIGINT), CAST(value->>'r' AS BIGINT), CAST(value->>'d' AS BIGINT), \
+     CAST(value->>'n' AS BIGINT) FROM {rows} WHERE true \
+     ON CONFLICT (game_id, scope, session_id) DO UPDATE SET \
+     first_ms = CASE WHEN excluded.first_ms < analytics_sessions.first_ms \
+       THEN excluded.first_ms ELSE analytics_sessions.first_ms END, \
+     last_ms = CASE WHEN excluded.last_ms > analytics_sessions.last_ms \
+       THEN excluded.last_ms ELSE analytics_sessions.last_ms END, \
+     reported_ms = CASE WHEN analytics_sessions.reported_ms IS NULL \
+       OR excluded.reported_ms > analytics_sessions.reported_ms THEN excluded.reported_ms \
+       ELSE analytics_sessions.reported_ms END, \
+     day = CASE WHEN excluded.first_ms < analytics_sessions.first_ms \
+       THEN excluded.first_ms ELSE analytics_sessions.first_ms END / 86400000, \
+     length_ms = COALESCE(CASE WHEN analytics_sessions.reported_ms IS NULL \
+       OR excluded.reported_ms > analytics_sessions.reported_ms THEN excluded.reported_ms \
+       ELSE analytics_sessions.reported_ms END, \
+       CASE WHEN excluded.last_ms > analytics_sessions.last_ms \
+       THEN excluded.last_ms ELSE analytics_sessions.last_ms END \
+       - CASE WHEN excluded.first_ms < analytics_sessions.first_ms \
+       THEN excluded.first_ms ELSE analytics_sessions.first_ms END), \
+     prev_day = analytics_sessions.day, prev_length_ms = analytics_sessions.length_ms \
+     WHERE excluded.first_ms < analytics_sessions.first_ms \
+     OR excluded.last_ms > analytics_sessions.last_ms \
+     OR (excluded.reported_ms IS NOT NULL AND (analytics_sessions.reported_ms IS NULL \
+       OR excluded.reported_ms > analytics_sessions.reported_ms)) \
+     RETURNING scope, day, prev_day, length_ms, prev_length_ms";
+
+/// What a session row held for the day counts: (scope, day, previous day, length, previous
+/// length); no previous day for a new session.
+type SessionChange = (String, i64, Option<i64>, i64, Option<i64>);
+
+const ADD_SESSION_DAYS: &str = "INSERT INTO analytics_session_days \
+     (game_id, scope, day, shard, sessions, length_ms) \
+     SELECT $1, value->>'s', CAST(value->>'d' AS BIGINT), $3, CAST(value->>'n' AS BIGINT), \
+     CAST(value->>'m' AS BIGINT) FROM {rows} WHERE true \
+     ON CONFLICT (game_id, scope, day, shard) DO UPDATE SET \
+     sessions = analytics_session_days.sessions + excluded.sessions, \
+     length_ms = analytics_session_days.length_ms + excluded.length_ms";
+
+/// The longest `session_end` `length` (seconds) taken as reported; a longer or negative one is
+/// ignored and the session's length is the time from its first to its last event.
+pub const MAX_REPORTED_SESSION_SECONDS: f64 = 7.0 * 86_400.0;
+
 const PENDING_BACKFILL: &str = "SELECT 'backfill', 'backfill', boundary_ms, CAST(0 AS BIGINT) \
      FROM analytics_backfill WHERE game_id = $1";
 
@@ -154,6 +207,30 @@ struct CohortRow<'a> {
     u: i64,
 }
 
+/// A (scope, session) of the batch: its first and last event (`f`, `l`, epoch milliseconds),
+/// the length its `session_end` reported (`r`), the day of `f` (`d`) and the length the day
+/// counts take for it (`n`).
+#[derive(Serialize)]
+struct SessionRow<'a> {
+    s: &'a str,
+    i: &'a str,
+    a: &'a str,
+    f: i64,
+    l: i64,
+    r: Option<i64>,
+    d: i64,
+    n: i64,
+}
+
+/// Sessions started (`n`) and their length (`m`) to add to a (scope, day).
+#[derive(Serialize)]
+struct SessionDayRow<'a> {
+    s: &'a str,
+    d: i64,
+    n: i64,
+    m: i64,
+}
+
 fn json<T: Serialize>(rows: &[T]) -> String {
     serde_json::to_string(rows).expect("aggregate rows serialize")
 }
@@ -201,7 +278,29 @@ pub async fn add(tx: &mut Tx<'_>, stored: &[&events::Model], shard: i16) -> Resu
 /// `xmax = 0` tells a day row this statement inserted from one whose hour bits it added to:
 /// the upsert waits for a concurrent writer's insert of the same row and then updates it,
 /// where a separate UPDATE would not see that row in the statement's snapshot.
-const AT_ONCE: &str = "WITH pending AS (\
+static AT_ONCE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let guarded = |sql: &str, rows: &str| {
+        sql.replace("{rows}", &format!("json_array_elements({rows}::json)"))
+            .replace(" WHERE true", " WHERE NOT EXISTS (SELECT 1 FROM pending)")
+    };
+    format!("{AT_ONCE_PLAYERS}, sessions AS ({}), session_days AS ({}) {AT_ONCE_RESULT}",
+        guarded(ADD_SESSIONS, "$6"),
+        SESSION_DAYS_AT_ONCE)
+});
+
+/// The sessions' day counts from the rows `sessions` (`ADD_SESSIONS`) returned.
+const SESSION_DAYS_AT_ONCE: &str = "INSERT INTO analytics_session_days \
+     (game_id, scope, day, shard, sessions, length_ms) \
+     SELECT $1, scope, day, $3, sum(n), sum(ms) FROM (\
+       SELECT scope, day, 1 AS n, length_ms AS ms FROM sessions \
+       UNION ALL SELECT scope, prev_day, -1, -prev_length_ms FROM sessions \
+       WHERE prev_day IS NOT NULL\
+     ) changes GROUP BY scope, day ORDER BY scope, day \
+     ON CONFLICT (game_id, scope, day, shard) DO UPDATE SET \
+     sessions = analytics_session_days.sessions + excluded.sessions, \
+     length_ms = analytics_session_days.length_ms + excluded.length_ms";
+
+const AT_ONCE_PLAYERS: &str = "WITH pending AS (\
        SELECT boundary_ms FROM analytics_backfill WHERE game_id = $1\
      ), counted AS (\
        INSERT INTO analytics_event_counts \
@@ -240,8 +339,11 @@ const AT_ONCE: &str = "WITH pending AS (\
        ) buckets ORDER BY scope, span, bucket \
        ON CONFLICT (game_id, scope, span, bucket, shard) DO UPDATE SET \
        users = analytics_active_users.users + excluded.users\
-     ) SELECT 'backfill', 'backfill', boundary_ms, CAST(1 AS BIGINT) FROM pending \
-     UNION ALL SELECT scope, actor_id, day, CAST(0 AS BIGINT) FROM days WHERE inserted";
+     )";
+
+const AT_ONCE_RESULT: &str = "SELECT 'backfill', 'backfill', boundary_ms, CAST(1 AS BIGINT) \
+     FROM pending UNION ALL SELECT scope, actor_id, day, CAST(0 AS BIGINT) FROM days \
+     WHERE inserted";
 
 enum AtOnce {
     /// The (scope, player, day) rows that were new.
@@ -257,12 +359,13 @@ async fn add_game_at_once(
     shard: i16,
 ) -> Result<AtOnce, DbErr> {
     let grouped = group(rows);
-    let found = sea_orm::sqlx::query_as::<_, Row>(AT_ONCE)
+    let found = sea_orm::sqlx::query_as::<_, Row>(AT_ONCE.as_str())
         .bind(game_id)
         .bind(json(&grouped.counts))
         .bind(shard)
         .bind(json(&grouped.hours))
         .bind(json(&grouped.paying))
+        .bind(json(&grouped.sessions))
         .fetch_all(&mut *connection)
         .await
         .map_err(crate::store::pg::db_error)?;
@@ -294,9 +397,14 @@ pub async fn add_game(
         hours,
         days,
         paying,
+        sessions,
     } = group(rows);
     tx.execute(ADD_COUNTS, game_id, &json(&counts), Some(shard))
         .await?;
+    let changes: Vec<SessionChange> = tx
+        .fetch_as(ADD_SESSIONS, game_id, Some(&json(&sessions)))
+        .await?;
+    add_session_days(tx, game_id, &changes, shard).await?;
     let new_hours = tx.fetch(ADD_HOURS, game_id, Some(&json(&hours))).await?;
     add_active(tx, game_id, "hour", &new_hours, shard).await?;
     if !paying.is_empty() {
@@ -351,6 +459,8 @@ struct Grouped<'a> {
     days: BTreeSet<(&'a str, &'a str, i64)>,
     /// (scope, player, day) of purchases, sorted.
     paying: Vec<PlayerRow<'a>>,
+    /// (scope, session), sorted.
+    sessions: Vec<SessionRow<'a>>,
 }
 
 /// One game's rows grouped as the aggregates key them: the hour counts, and the sorted
@@ -361,6 +471,7 @@ fn group<'a>(rows: &[&'a events::Model]) -> Grouped<'a> {
     let mut hours: BTreeSet<(&str, i64, &str)> = BTreeSet::new();
     let mut days: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
     let mut paying: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
+    let mut sessions: BTreeMap<(&str, &str), Session> = BTreeMap::new();
     for row in rows {
         let hour = hour_of(row.occurred_at);
         let day = day_of(row.occurred_at);
@@ -381,6 +492,10 @@ fn group<'a>(rows: &[&'a events::Model]) -> Grouped<'a> {
             if row.event_name == "purchase" {
                 paying.insert((scope, &row.actor_id, day));
             }
+            sessions
+                .entry((scope, &row.session_id))
+                .or_insert_with(|| Session::of(row))
+                .add(row);
         }
     }
     let counts: Vec<CountRow> = counts
@@ -395,12 +510,104 @@ fn group<'a>(rows: &[&'a events::Model]) -> Grouped<'a> {
         .into_iter()
         .map(|(s, a, b)| PlayerRow { s, a, b })
         .collect();
+    let sessions = sessions
+        .into_iter()
+        .map(|((s, i), session)| session.row(s, i))
+        .collect();
     Grouped {
         counts,
         hours,
         days,
         paying,
+        sessions,
     }
+}
+
+/// One session's events in a batch.
+struct Session<'a> {
+    actor: &'a str,
+    first_ms: i64,
+    last_ms: i64,
+    /// The longest usable `length` of its `session_end` events, in ms.
+    reported: Option<i64>,
+}
+
+impl<'a> Session<'a> {
+    fn of(row: &'a events::Model) -> Self {
+        let at = row.occurred_at.timestamp_millis();
+        Self {
+            actor: &row.actor_id,
+            first_ms: at,
+            last_ms: at,
+            reported: None,
+        }
+    }
+
+    fn add(&mut self, row: &events::Model) {
+        let at = row.occurred_at.timestamp_millis();
+        self.first_ms = self.first_ms.min(at);
+        self.last_ms = self.last_ms.max(at);
+        if let Some(length_ms) = reported_length_ms(row) {
+            self.reported = self.reported.max(Some(length_ms));
+        }
+    }
+
+    fn row(self, s: &'a str, i: &'a str) -> SessionRow<'a> {
+        let r = self.reported;
+        SessionRow {
+            s,
+            i,
+            a: self.actor,
+            f: self.first_ms,
+            l: self.last_ms,
+            r,
+            d: self.first_ms.div_euclid(SECONDS_PER_DAY * 1_000),
+            n: r.unwrap_or(self.last_ms - self.first_ms),
+        }
+    }
+}
+
+/// A `session_end` event's `properties.length` (seconds, 0 to a week) in milliseconds.
+fn reported_length_ms(row: &events::Model) -> Option<i64> {
+    if row.event_name != "session_end" {
+        return None;
+    }
+    let seconds = row.properties.get("length")?.as_f64()?;
+    (0.0..=MAX_REPORTED_SESSION_SECONDS)
+        .contains(&seconds)
+        .then(|| (seconds * 1_000.0).round() as i64)
+}
+
+/// Moves the day counts of sessions by what their rows' change made of them: a new session
+/// adds one and its length to its day; a changed one takes its old length off (and itself,
+/// from the day it left) and adds the new.
+async fn add_session_days(
+    tx: &mut Tx<'_>,
+    game_id: Uuid,
+    changes: &[SessionChange],
+    shard: i16,
+) -> Result<(), DbErr> {
+    let mut days: BTreeMap<(&str, i64), (i64, i64)> = BTreeMap::new();
+    for (scope, day, prev_day, length_ms, prev_length_ms) in changes {
+        let counts = days.entry((scope, *day)).or_default();
+        counts.0 += 1;
+        counts.1 += length_ms;
+        if let Some(prev_day) = prev_day {
+            let counts = days.entry((scope, *prev_day)).or_default();
+            counts.0 -= 1;
+            counts.1 -= prev_length_ms.unwrap_or(0);
+        }
+    }
+    let rows: Vec<SessionDayRow> = days
+        .into_iter()
+        .filter(|(_, counts)| *counts != (0, 0))
+        .map(|((s, d), (n, m))| SessionDayRow { s, d, n, m })
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    tx.execute(ADD_SESSION_DAYS, game_id, &json(&rows), Some(shard))
+        .await
 }
 
 /// Adds the new (scope, player, bucket) rows to the distinct counts of their buckets.

@@ -1,7 +1,7 @@
 //! Analytics aggregates kept at ingest (`docs/analytics.md`): the event writer adds every
 //! stored event to per-hour counts, per-hour and per-day distinct active users, each player's
-//! first and last day, the retention cohorts and the distinct paying users per day, in the
-//! transaction that stores the event.
+//! first and last day, the retention cohorts, the distinct paying users per day and the
+//! sessions started per day with their lengths, in the transaction that stores the event.
 //! Metrics, event counts and alert evaluations read these, so their cost follows the buckets
 //! they show, not the events behind them. Raw events stay the source of truth: `backfill`
 //! rebuilds the aggregates from them.
@@ -35,8 +35,10 @@ pub fn scope_of(environment: Option<&str>) -> &str {
 }
 
 /// Every aggregate table, with the column that places its rows in time and the unit of it.
-const TABLES: [(&str, &str, i64); 7] = [
+const TABLES: [(&str, &str, i64); 9] = [
     ("analytics_event_counts", "hour", SECONDS_PER_HOUR),
+    ("analytics_sessions", "day", SECONDS_PER_DAY),
+    ("analytics_session_days", "day", SECONDS_PER_DAY),
     ("analytics_player_hours", "hour", SECONDS_PER_HOUR),
     ("analytics_player_days", "day", SECONDS_PER_DAY),
     ("analytics_paying_days", "day", SECONDS_PER_DAY),
@@ -80,7 +82,7 @@ pub async fn forget_game(
 }
 
 /// Deletes what the aggregates know of one erased player: which hours and days it was active
-/// (and paid), and its first and last day. The anonymous counts (events per hour, distinct users per hour
+/// (and paid), its first and last day, and its sessions' ids and times. The anonymous counts (events per hour, distinct users per hour
 /// and day, cohort sizes and returns) stay as they were (`docs/player-data.md`).
 pub async fn forget_player(
     db: &impl sea_orm::ConnectionTrait,
@@ -92,6 +94,7 @@ pub async fn forget_player(
         "analytics_player_days",
         "analytics_paying_days",
         "analytics_players",
+        "analytics_sessions",
     ] {
         run(
             db,

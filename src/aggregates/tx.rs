@@ -17,6 +17,38 @@ pub enum Tx<'a> {
 /// A row a query returns: two texts and two integers (unused ones are 0).
 pub type Row = (String, String, i64, i64);
 
+/// A row of another shape a query returns (`Tx::fetch_as`), read by column position on both
+/// backends.
+pub trait Columns:
+    Sized + Send + Unpin + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
+{
+    fn read(row: &sea_orm::QueryResult) -> Result<Self, DbErr>;
+}
+
+impl Columns for Row {
+    fn read(row: &sea_orm::QueryResult) -> Result<Self, DbErr> {
+        Ok((
+            row.try_get_by_index(0)?,
+            row.try_get_by_index(1)?,
+            row.try_get_by_index(2)?,
+            row.try_get_by_index(3)?,
+        ))
+    }
+}
+
+/// A text and four integers, the second and fourth nullable.
+impl Columns for (String, i64, Option<i64>, i64, Option<i64>) {
+    fn read(row: &sea_orm::QueryResult) -> Result<Self, DbErr> {
+        Ok((
+            row.try_get_by_index(0)?,
+            row.try_get_by_index(1)?,
+            row.try_get_by_index(2)?,
+            row.try_get_by_index(3)?,
+            row.try_get_by_index(4)?,
+        ))
+    }
+}
+
 impl Tx<'_> {
     fn postgres(&self) -> bool {
         match self {
@@ -75,6 +107,16 @@ impl Tx<'_> {
         game: Uuid,
         rows: Option<&str>,
     ) -> Result<Vec<Row>, DbErr> {
+        self.fetch_as(sql, game, rows).await
+    }
+
+    /// `fetch` for rows of another shape.
+    pub async fn fetch_as<R: Columns>(
+        &mut self,
+        sql: &str,
+        game: Uuid,
+        rows: Option<&str>,
+    ) -> Result<Vec<R>, DbErr> {
         let sql_text = sql;
         let sql = self.spell(sql);
         match self {
@@ -85,7 +127,7 @@ impl Tx<'_> {
                 // whole game's rows for the connection's life, its cost growing with the
                 // game's history. The other statements keep their prepared plan (planning
                 // them at every group cost single-event ingest about half its rate).
-                let mut query = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql))
+                let mut query = sqlx::query_as::<_, R>(sqlx::AssertSqlSafe(sql))
                     .persistent(!sql_joins_stored_rows(sql_text))
                     .bind(game);
                 if let Some(rows) = rows {
@@ -104,17 +146,7 @@ impl Tx<'_> {
                         values,
                     ))
                     .await?;
-                found
-                    .into_iter()
-                    .map(|row| {
-                        Ok((
-                            row.try_get_by_index(0)?,
-                            row.try_get_by_index(1)?,
-                            row.try_get_by_index(2)?,
-                            row.try_get_by_index(3)?,
-                        ))
-                    })
-                    .collect()
+                found.iter().map(R::read).collect()
             }
         }
     }

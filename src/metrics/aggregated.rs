@@ -287,6 +287,51 @@ pub async fn paying_users(
     .await
 }
 
+/// Per day: the sessions that started that day, or (`average_length`) their average length
+/// in seconds (undefined on a day without sessions), from the day counts kept at ingest.
+pub async fn sessions(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    buckets: Buckets,
+    average_length: bool,
+) -> Result<Vec<Point>, DbErr> {
+    let first_day = whole_days(buckets)?;
+    let mut p = Params::default();
+    let game = p.bind(scope.game_id);
+    let scope_name = p.bind(scope_of(scope.environment.as_deref()).to_string());
+    let from = p.bind(first_day);
+    let to = p.bind(first_day + buckets.count as i64);
+    let sql = format!(
+        "SELECT day, CAST(SUM(sessions) AS BIGINT) AS sessions, \
+         CAST(SUM(length_ms) AS BIGINT) AS length_ms FROM analytics_session_days \
+         WHERE game_id = {game} AND scope = {scope_name} AND day >= {from} AND day < {to} \
+         GROUP BY day"
+    );
+    let mut points = vec![Point::count(0.0); buckets.count];
+    if average_length {
+        points.iter_mut().for_each(|point| point.value = None);
+    }
+    for row in query(db, sql, p).await? {
+        let day: i64 = row.try_get("", "day")?;
+        let sessions: i64 = row.try_get("", "sessions")?;
+        let length_ms: i64 = row.try_get("", "length_ms")?;
+        let Some(point) = usize::try_from(day - first_day)
+            .ok()
+            .and_then(|index| points.get_mut(index))
+        else {
+            continue;
+        };
+        point.value = if !average_length {
+            Some(sessions.max(0) as f64)
+        } else if sessions > 0 {
+            Some(length_ms.max(0) as f64 / 1_000.0 / sessions as f64)
+        } else {
+            None
+        };
+    }
+    Ok(points)
+}
+
 /// Day-n retention per day bucket (which must start at midnight) from the cohort counters:
 /// of the users first seen on that day, the percent active again `return_day` days later;
 /// undefined for an empty cohort or one whose day n has not ended by `now`.

@@ -40,12 +40,17 @@ pub enum Metric {
     Arppu,
     /// Paying users as a percent of active users of the day.
     Conversion,
+    /// Sessions (distinct `session_id`) that started that day.
+    Sessions,
+    /// Average length in seconds of the sessions that started that day: the time from a
+    /// session's first to its last event, or its `session_end` event's `length` when sent.
+    SessionLength,
 }
 
 impl Metric {
     pub const NAMES: &'static str = "events, crashes, log_errors, revenue, active_users, \
          retention_d7, retention_d1, retention_d30, new_users, paying_users, arpdau, arppu, \
-         conversion";
+         conversion, sessions, session_length";
 
     /// Counted per day only (`bucket=day`).
     pub fn daily_only(self) -> bool {
@@ -80,6 +85,8 @@ impl Metric {
             "arpdau" => Self::Arpdau,
             "arppu" => Self::Arppu,
             "conversion" => Self::Conversion,
+            "sessions" => Self::Sessions,
+            "session_length" => Self::SessionLength,
             _ => return None,
         })
     }
@@ -99,6 +106,8 @@ impl Metric {
             Self::Arpdau => "arpdau",
             Self::Arppu => "arppu",
             Self::Conversion => "conversion",
+            Self::Sessions => "sessions",
+            Self::SessionLength => "session_length",
         }
     }
 }
@@ -164,6 +173,9 @@ pub async fn series(
     match metric {
         Metric::NewUsers => aggregated::new_users(db, scope, buckets).await,
         Metric::PayingUsers => aggregated::paying_users(db, scope, buckets).await,
+        Metric::Sessions | Metric::SessionLength => {
+            aggregated::sessions(db, scope, buckets, metric == Metric::SessionLength).await
+        }
         Metric::Arpdau | Metric::Arppu | Metric::Conversion => {
             ratio(db, scope, metric, buckets, now).await
         }

@@ -69,6 +69,11 @@ fn some_event(
         }
         3 => ("purchase", json!({ "amount": "free" })),
         4 => ("level_up", json!({ "level": dice.roll(50) })),
+        5 if dice.roll(3) == 0 => {
+            // Some out of range (ignored), some over several batches (the longest counts).
+            let length = [-5.0, 90.5, 1_800.0, 1e9][dice.roll(4) as usize];
+            ("session_end", json!({ "length": length }))
+        }
         _ => ("session_start", json!({})),
     };
     event(environment, name, player, at, properties)
@@ -267,7 +272,7 @@ async fn compare_metric(
     }
 }
 
-const ALL_METRICS: [Metric; 13] = [
+const ALL_METRICS: [Metric; 15] = [
     Metric::Events,
     Metric::Crashes,
     Metric::LogErrors,
@@ -281,6 +286,8 @@ const ALL_METRICS: [Metric; 13] = [
     Metric::Arpdau,
     Metric::Arppu,
     Metric::Conversion,
+    Metric::Sessions,
+    Metric::SessionLength,
 ];
 
 /// Asserts that `metrics` of the game (by day over 45 days, by hour over the last 9 days and

@@ -45,27 +45,7 @@ async fn each_kpi_per_day_is_what_the_players_did() {
         .await;
 
     let (from, to) = (today - Duration::days(3), today - Duration::days(1));
-    let series = |metric: &'static str| {
-        let app = &app;
-        let token = &token;
-        let game_id = &game_id;
-        async move {
-            let body = app
-                .dashboard(
-                    Method::GET,
-                    &format!("/v1/games/{game_id}/metrics?metric={metric}&from={from}&to={to}"),
-                    token,
-                )
-                .expect_status(200)
-                .await;
-            body["points"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|point| point["value"].as_f64())
-                .collect::<Vec<_>>()
-        }
-    };
+    let series = |metric| daily_values(&app, &token, &game_id, metric, from, to);
     let close = |got: Vec<Option<f64>>, want: [Option<f64>; 3], metric: &str| {
         let matches = got.len() == 3
             && got.iter().zip(want).all(|(got, want)| match (got, want) {
@@ -152,6 +132,8 @@ async fn the_daily_kpis_refuse_hour_buckets_and_unknown_names_list_them() {
         "arpdau",
         "arppu",
         "conversion",
+        "sessions",
+        "session_length",
     ] {
         let (status, body) = app
             .dashboard_call(
@@ -182,4 +164,115 @@ async fn the_daily_kpis_refuse_hour_buckets_and_unknown_names_list_them() {
             .contains("new_users, paying_users, arpdau"),
         "{body}"
     );
+}
+
+#[tokio::test]
+async fn sessions_and_their_length_per_day_follow_late_events_and_session_end() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let today = app.state.now().date_naive();
+    // `clock` on the day `days` before today.
+    let at = |days: i64, clock: &str| {
+        let time = chrono::NaiveTime::parse_from_str(clock, "%H:%M:%S").unwrap();
+        (today - Duration::days(days))
+            .and_time(time)
+            .and_utc()
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    };
+    let event = |session: &str, name: &str, days: i64, clock: &str, length: Option<f64>| {
+        let mut event = json!({
+            "event_name": name, "session_id": session, "client_timestamp": at(days, clock),
+        });
+        if let Some(length) = length {
+            event["properties"] = json!({ "length": length });
+        }
+        event
+    };
+    let send = |events: Value| {
+        let app = &app;
+        let key = &key;
+        async move {
+            app.game(Method::POST, "/v1/track", key)
+                .json(&events)
+                .expect_status(202)
+                .await;
+        }
+    };
+    // Three days ago: "long" runs 12:00 to 12:20 (its last event comes in a later batch);
+    // "ended" has one event and a session_end that says it lasted 300 s.
+    // Two days ago: "moved" starts at 00:10, and a late event at 23:50 the day before moves
+    // it (and its 20 minutes) to three days ago; "short" lasts 120 s, its session_end's
+    // negative length ignored.
+    send(json!([
+        event("long", "session_start", 3, "12:00:00", None),
+        event("long", "level_up", 3, "12:05:00", None),
+        event("ended", "session_start", 3, "18:00:00", None),
+        event("ended", "session_end", 3, "18:00:00", Some(300.0)),
+        event("moved", "session_start", 2, "00:10:00", None),
+        event("short", "session_start", 2, "08:00:00", None),
+        event("short", "level_up", 2, "08:01:30", None),
+    ]))
+    .await;
+    let (from, to) = (today - Duration::days(3), today - Duration::days(1));
+    let series = |metric| daily_values(&app, &token, &game_id, metric, from, to);
+    assert_eq!(
+        series("sessions").await,
+        [Some(2.0), Some(2.0), Some(0.0)]
+    );
+    // 300 s for "ended", 5 minutes so far for "long"; 0 s so far for "moved" and 90 s for
+    // "short"; no session yesterday: undefined, not 0.
+    assert_eq!(
+        series("session_length").await,
+        [Some(300.0), Some(45.0), None]
+    );
+
+    send(json!([
+        event("long", "level_up", 3, "12:20:00", None),
+        event("moved", "session_start", 3, "23:50:00", None),
+        event("short", "session_end", 2, "08:02:00", Some(-5.0)),
+        // A second, shorter report: the longest counts, whatever order they come in.
+        event("ended", "session_end", 3, "18:00:10", Some(200.0)),
+    ]))
+    .await;
+    assert_eq!(
+        series("sessions").await,
+        [Some(3.0), Some(1.0), Some(0.0)]
+    );
+    // (1200 + 300 + 1200) / 3 three days ago; "short" ran 08:00 to 08:02.
+    assert_eq!(
+        series("session_length").await,
+        [Some(900.0), Some(120.0), None]
+    );
+
+    // The same batch again (a client resending it) changes nothing.
+    send(json!([event("long", "level_up", 3, "12:20:00", None)])).await;
+    assert_eq!(
+        series("session_length").await,
+        [Some(900.0), Some(120.0), None]
+    );
+}
+
+/// The `value`s of a metric's daily points from `from` to `to`, read as the dashboard does.
+async fn daily_values(
+    app: &crate::helpers::TestApp,
+    token: &str,
+    game_id: &str,
+    metric: &str,
+    from: chrono::NaiveDate,
+    to: chrono::NaiveDate,
+) -> Vec<Option<f64>> {
+    let body = app
+        .dashboard(
+            Method::GET,
+            &format!("/v1/games/{game_id}/metrics?metric={metric}&from={from}&to={to}"),
+            token,
+        )
+        .expect_status(200)
+        .await;
+    body["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|point| point["value"].as_f64())
+        .collect()
 }

@@ -961,8 +961,10 @@ export interface paths {
          *     came back 7 days later), `retention_d1`, `retention_d30` (the same 1 and 30 days later),
          *     `new_users` (users first seen that day), `paying_users` (distinct users with a
          *     `purchase` that day), `arpdau` (revenue / active users), `arppu` (revenue / paying
-         *     users) or `conversion` (paying / active users, percent); the last eight `bucket=day`
-         *     only, and a ratio is null on a day without users to divide by. `from`/`to` are UTC days `YYYY-MM-DD`,
+         *     users), `conversion` (paying / active users, percent), `sessions` (sessions that began
+         *     that day) or `session_length` (their average length in seconds, from the first to the
+         *     last event or a `session_end`'s `properties.length`); the last ten `bucket=day` only,
+         *     and a ratio or average is null on a day without anything to divide by. `from`/`to` are UTC days `YYYY-MM-DD`,
          *     inclusive (default: the 30 days up to today); `bucket` is `day` (default, up to 366
          *     days) or `hour` (up to 31 days). With `event_name`, `events` and `active_users` count
          *     only events of that name (any custom event, e.g. `level_complete` per day).
@@ -9181,7 +9183,8 @@ export interface operations {
             query: {
                 /**
                  * @description events, crashes, log_errors, revenue, active_users (dau), retention_d7, retention_d1,
-                 *     retention_d30, new_users, paying_users, arpdau, arppu or conversion.
+                 *     retention_d30, new_users, paying_users, arpdau, arppu, conversion, sessions or
+                 *     session_length.
                  */
                 metric: string;
                 /** @description First day, `YYYY-MM-DD` (UTC). */

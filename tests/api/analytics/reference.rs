@@ -60,6 +60,9 @@ pub async fn series(
                 })
                 .collect());
         }
+        Metric::Sessions | Metric::SessionLength => {
+            return sessions(db, scope, buckets, metric == Metric::SessionLength).await;
+        }
         _ => {}
     }
     let backend = db.get_database_backend();
@@ -104,6 +107,60 @@ pub async fn series(
         }
     }
     Ok(points)
+}
+
+/// Sessions per day of their first event, or their average length in seconds: from the
+/// first to the last event, or the longest `length` (0 to a week) of their `session_end`s.
+async fn sessions(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    buckets: Buckets,
+    average_length: bool,
+) -> Result<Vec<Point>, DbErr> {
+    use entity::events;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    let mut found = events::Entity::find().filter(events::Column::GameId.eq(scope.game_id));
+    if let Some(environment) = &scope.environment {
+        found = found.filter(events::Column::Environment.eq(environment.clone()));
+    }
+    let mut sessions: std::collections::HashMap<String, (i64, i64, Option<i64>)> =
+        Default::default();
+    for event in found.all(db).await? {
+        let at = event.occurred_at.timestamp_millis();
+        let reported = (event.event_name == "session_end")
+            .then(|| event.properties.get("length").and_then(|l| l.as_f64()))
+            .flatten()
+            .filter(|seconds| (0.0..=7.0 * 86_400.0).contains(seconds))
+            .map(|seconds| (seconds * 1_000.0).round() as i64);
+        let session = sessions.entry(event.session_id).or_insert((at, at, None));
+        session.0 = session.0.min(at);
+        session.1 = session.1.max(at);
+        session.2 = session.2.max(reported);
+    }
+    let mut days = vec![(0i64, 0i64); buckets.count];
+    let start_ms = buckets.start.timestamp_millis();
+    for (first, last, reported) in sessions.into_values() {
+        let Some(day) = usize::try_from((first - start_ms).div_euclid(86_400_000))
+            .ok()
+            .filter(|_| first >= start_ms)
+            .and_then(|index| days.get_mut(index))
+        else {
+            continue;
+        };
+        day.0 += 1;
+        day.1 += reported.unwrap_or(last - first);
+    }
+    Ok(days
+        .into_iter()
+        .map(|(count, length_ms)| Point {
+            value: if !average_length {
+                Some(count as f64)
+            } else {
+                (count > 0).then(|| length_ms as f64 / 1_000.0 / count as f64)
+            },
+            cohort_size: None,
+        })
+        .collect())
 }
 
 async fn retention(
