@@ -14,9 +14,7 @@
 //!    moves the player and its returns to the earlier cohort.
 //!
 //! Every statement's rows are sorted, so concurrent writers lock shared rows in one order.
-use super::{
-    day_of, hour_of, tx::Row, Tx, ALL_ENVIRONMENTS, MAX_RETURN_DAY, SECONDS_PER_DAY,
-};
+use super::{day_of, hour_of, tx::Row, Tx, ALL_ENVIRONMENTS, MAX_RETURN_DAY, SECONDS_PER_DAY};
 
 const HOURS_PER_DAY: i64 = 24;
 use entity::events;
@@ -283,9 +281,11 @@ static AT_ONCE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         sql.replace("{rows}", &format!("json_array_elements({rows}::json)"))
             .replace(" WHERE true", " WHERE NOT EXISTS (SELECT 1 FROM pending)")
     };
-    format!("{AT_ONCE_PLAYERS}, sessions AS ({}), session_days AS ({}) {AT_ONCE_RESULT}",
+    format!(
+        "{AT_ONCE_PLAYERS}, sessions AS ({}), session_days AS ({}) {AT_ONCE_RESULT}",
         guarded(ADD_SESSIONS, "$6"),
-        SESSION_DAYS_AT_ONCE)
+        SESSION_DAYS_AT_ONCE
+    )
 });
 
 /// The sessions' day counts from the rows `sessions` (`ADD_SESSIONS`) returned.

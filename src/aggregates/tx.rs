@@ -19,9 +19,7 @@ pub type Row = (String, String, i64, i64);
 
 /// A row of another shape a query returns (`Tx::fetch_as`), read by column position on both
 /// backends.
-pub trait Columns:
-    Sized + Send + Unpin + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
-{
+pub trait Columns: Sized + Send + Unpin + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> {
     fn read(row: &sea_orm::QueryResult) -> Result<Self, DbErr>;
 }
 

@@ -215,10 +215,7 @@ async fn sessions_and_their_length_per_day_follow_late_events_and_session_end() 
     .await;
     let (from, to) = (today - Duration::days(3), today - Duration::days(1));
     let series = |metric| daily_values(&app, &token, &game_id, metric, from, to);
-    assert_eq!(
-        series("sessions").await,
-        [Some(2.0), Some(2.0), Some(0.0)]
-    );
+    assert_eq!(series("sessions").await, [Some(2.0), Some(2.0), Some(0.0)]);
     // 300 s for "ended", 5 minutes so far for "long"; 0 s so far for "moved" and 90 s for
     // "short"; no session yesterday: undefined, not 0.
     assert_eq!(
@@ -234,10 +231,7 @@ async fn sessions_and_their_length_per_day_follow_late_events_and_session_end() 
         event("ended", "session_end", 3, "18:00:10", Some(200.0)),
     ]))
     .await;
-    assert_eq!(
-        series("sessions").await,
-        [Some(3.0), Some(1.0), Some(0.0)]
-    );
+    assert_eq!(series("sessions").await, [Some(3.0), Some(1.0), Some(0.0)]);
     // (1200 + 300 + 1200) / 3 three days ago; "short" ran 08:00 to 08:02.
     assert_eq!(
         series("session_length").await,
