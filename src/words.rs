@@ -276,8 +276,12 @@ word_set!(
         RevenueDrop = "revenue_drop",
         DauDrop = "dau_drop",
         RetentionDrop = "retention_drop",
+        /// Any metric (the rule's `metric`) by day, rising to the threshold.
+        MetricSpike = "metric_spike",
+        /// Any metric (the rule's `metric`) by day, falling below the threshold.
+        MetricDrop = "metric_drop",
     }
-    refused: "type must be one of: crash_spike, log_error_spike, revenue_drop, dau_drop, retention_drop"
+    refused: "type must be one of: crash_spike, log_error_spike, revenue_drop, dau_drop, retention_drop, metric_spike, metric_drop"
 );
 word_set!(
     /// A player's presence status. A game sets `playing`, `waiting` or `idle`; `offline` is what

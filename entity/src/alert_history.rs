@@ -11,6 +11,8 @@ pub struct Model {
     pub game_id: Uuid,
     pub name: String,
     pub alert_type: String,
+    /// The metric of a `metric_spike` / `metric_drop` rule when it fired.
+    pub metric: Option<String>,
     #[sea_orm(column_type = "Double")]
     pub current_value: f64,
     #[sea_orm(column_type = "Double")]

@@ -9,6 +9,8 @@ pub struct Model {
     pub game_id: Uuid,
     pub name: String,
     pub alert_type: String,
+    /// The metric a `metric_spike` / `metric_drop` rule watches; null for the fixed kinds.
+    pub metric: Option<String>,
     #[sea_orm(column_type = "Double")]
     pub threshold: f64,
     pub comparison_window_hours: i32,

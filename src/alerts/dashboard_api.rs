@@ -37,9 +37,15 @@ pub struct CreateAlertRule {
     pub game_id: Uuid,
     /// 1 to 100 characters.
     pub name: String,
-    /// `crash_spike`, `log_error_spike`, `revenue_drop`, `dau_drop` or `retention_drop`.
+    /// `crash_spike`, `log_error_spike`, `revenue_drop`, `dau_drop`, `retention_drop`, or
+    /// `metric_spike` / `metric_drop` with `metric`.
     #[oai(rename = "type")]
     pub kind: Word<words::AlertType>,
+    /// For `metric_spike` and `metric_drop` (required there, refused otherwise): the metric
+    /// watched by day, any name of `GET /v1/games/{game_id}/metrics` (`new_users`, `sessions`,
+    /// `session_length`, `paying_users`, `arpdau`, `arppu`, `conversion`, `retention_d1`, ...).
+    #[oai(nullable)]
+    pub metric: Option<String>,
     /// Spikes fire when current >= baseline x threshold (2.0 = at 200%); drops fire when
     /// current < baseline x threshold (0.7 = below 70%). Above 0, at most 1000.
     pub threshold: f64,
@@ -66,6 +72,10 @@ pub struct UpdateAlertRule {
     #[oai(rename = "type")]
     #[oai(nullable)]
     pub kind: Option<Word<words::AlertType>>,
+    /// The metric of a `metric_spike` / `metric_drop` rule (kept when only `type` changes
+    /// between the two; cleared when the rule becomes a fixed kind).
+    #[oai(nullable)]
+    pub metric: MaybeUndefined<String>,
     #[oai(nullable)]
     pub threshold: Option<f64>,
     #[oai(nullable)]
@@ -90,6 +100,9 @@ pub struct AlertRule {
     pub name: String,
     #[oai(rename = "type")]
     pub kind: words::AlertType,
+    /// The metric a `metric_spike` / `metric_drop` rule watches; null for the fixed kinds.
+    #[oai(nullable)]
+    pub metric: Option<String>,
     pub threshold: f64,
     pub comparison_window_hours: i32,
     pub email: String,
@@ -120,6 +133,9 @@ pub struct AlertHistoryItem {
     pub name: String,
     #[oai(rename = "type")]
     pub kind: words::AlertType,
+    /// The metric of a `metric_spike` / `metric_drop` rule; null for the fixed kinds.
+    #[oai(nullable)]
+    pub metric: Option<String>,
     pub current_value: f64,
     pub baseline_value: f64,
     /// Change from the baseline in percent.
@@ -198,6 +214,7 @@ fn rule_view(rule: alert_rules::Model, role: Role) -> Result<AlertRule, AlertErr
         game_id: rule.game_id.to_string(),
         name: rule.name,
         kind: AlertType::stored(&rule.alert_type)?,
+        metric: rule.metric,
         threshold: rule.threshold,
         comparison_window_hours: rule.comparison_window_hours,
         email: rule.email,
@@ -232,6 +249,7 @@ fn history_view(item: alert_history::Model) -> Result<AlertHistoryItem, AlertErr
         rule_id: item.rule_id.to_string(),
         name: item.name,
         kind: AlertType::stored(&item.alert_type)?,
+        metric: item.metric,
         current_value: item.current_value,
         baseline_value: item.baseline_value,
         change_percent: item.change_percent,
@@ -255,6 +273,7 @@ impl AlertsApi {
         let access = require_role(&self.state.db, auth.0, body.game_id, Role::Editor).await?;
         let name = rules::parse_name(&body.name)?;
         let kind = body.kind.parse().map_err(AlertError::from)?;
+        let metric = rules::parse_metric(kind, body.metric.as_deref())?;
         let threshold = rules::parse_threshold(body.threshold)?;
         let window = rules::parse_window(body.comparison_window_hours)?;
         let email = Email::parse(&body.email)?;
@@ -279,6 +298,7 @@ impl AlertsApi {
                 game_id: body.game_id,
                 name,
                 kind,
+                metric,
                 threshold,
                 comparison_window_hours: window,
                 email: email.as_str().into(),
@@ -379,6 +399,19 @@ impl AlertsApi {
             MaybeUndefined::Null => changes.environment = Some(None),
             MaybeUndefined::Undefined => {}
         }
+        // The metric follows the kind the rule ends up with: sent, kept (a metric kind that
+        // stays one), or none (a fixed kind).
+        let kind = match changes.kind {
+            Some(kind) => kind,
+            None => AlertType::stored(&rule.alert_type)?,
+        };
+        let metric = match &body.metric {
+            MaybeUndefined::Value(raw) => Some(raw.as_str()),
+            MaybeUndefined::Null => None,
+            MaybeUndefined::Undefined if kind.takes_metric() => rule.metric.as_deref(),
+            MaybeUndefined::Undefined => None,
+        };
+        changes.metric = Some(rules::parse_metric(kind, metric)?);
         changes.enabled = body.enabled;
         let rule = service::update(&self.state, rule, changes).await?;
         Ok(Json(rule_view(rule, role)?))

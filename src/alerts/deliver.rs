@@ -3,8 +3,8 @@
 //! `skipped` or `failed`) that the history record keeps. Whether and when a rule fires, and the
 //! record itself, are `evaluate`'s.
 use super::{
-    evaluate::{number, rule_type, Evaluation},
-    rules::AlertType,
+    evaluate::{number, watch_of, Evaluation},
+    rules::Watch,
     AlertError,
 };
 use crate::{
@@ -59,12 +59,12 @@ pub async fn notify(
         .await?
         .map(|g| g.name)
         .unwrap_or_else(|| rule.game_id.to_string());
-    let kind = rule_type(rule);
+    let watch = watch_of(rule);
     let (email_status, email_error) =
-        send_email(state, rule, kind, &game_name, evaluation, now).await;
+        send_email(state, rule, watch, &game_name, evaluation, now).await;
     let (webhook_status, webhook_error) = match &rule.discord_webhook_url {
         Some(url) => {
-            let body = alert_embed(rule, kind, &game_name, evaluation, now);
+            let body = alert_embed(rule, watch, &game_name, evaluation, now);
             match webhook::post_json(url, &body, state.settings.allow_private_webhooks).await {
                 Ok(()) => (DeliveryStatus::Sent, None),
                 Err(error) => (DeliveryStatus::Failed, Some(error.to_string())),
@@ -72,8 +72,8 @@ pub async fn notify(
         }
         None => (DeliveryStatus::Skipped, None),
     };
-    crate::telemetry::alert_delivered(kind.as_str(), "email", email_status.as_str());
-    crate::telemetry::alert_delivered(kind.as_str(), "webhook", webhook_status.as_str());
+    crate::telemetry::alert_delivered(watch.kind.as_str(), "email", email_status.as_str());
+    crate::telemetry::alert_delivered(watch.kind.as_str(), "webhook", webhook_status.as_str());
     Ok(Delivered {
         email_status,
         webhook_status,
@@ -85,12 +85,12 @@ pub async fn notify(
 async fn send_email(
     state: &AppState,
     rule: &alert_rules::Model,
-    kind: AlertType,
+    watch: Watch,
     game_name: &str,
     evaluation: &Evaluation,
     now: DateTime<Utc>,
 ) -> (DeliveryStatus, Option<String>) {
-    let subject = format!("[playtrace] {}: {} ({game_name})", kind.label(), rule.name);
+    let subject = format!("[playtrace] {}: {} ({game_name})", watch.label(), rule.name);
     let body = format!(
         "The alert rule \"{name}\" fired for the game \"{game_name}\".\n\n\
          Type: {label}\n\
@@ -103,7 +103,7 @@ async fn send_email(
          {reason}\n\n\
          This rule fires at most once per hour.\n",
         name = rule.name,
-        label = kind.label(),
+        label = watch.label(),
         current = number(evaluation.current),
         baseline = number(evaluation.baseline),
         change = evaluation.change_percent,
@@ -122,7 +122,7 @@ async fn send_email(
 /// The Discord-compatible embed of a firing.
 pub fn alert_embed(
     rule: &alert_rules::Model,
-    kind: AlertType,
+    watch: Watch,
     game_name: &str,
     evaluation: &Evaluation,
     now: DateTime<Utc>,
@@ -130,9 +130,9 @@ pub fn alert_embed(
     let field = |name: &str, value: String| json!({ "name": name, "value": value, "inline": true });
     json!({
         "embeds": [{
-            "title": format!("{}: {}", kind.label(), rule.name),
+            "title": format!("{}: {}", watch.label(), rule.name),
             "description": evaluation.reason,
-            "color": kind.color(),
+            "color": watch.kind.color(),
             "fields": [
                 field("Game", game_name.to_string()),
                 field("Current", number(evaluation.current)),
@@ -148,17 +148,21 @@ pub fn alert_embed(
 
 /// The embed `test-webhook` sends.
 pub fn test_embed(rule: &alert_rules::Model, now: DateTime<Utc>) -> serde_json::Value {
-    let kind = rule_type(rule);
+    let watch = watch_of(rule);
+    let mut fields = vec![json!({ "name": "Type", "value": watch.kind.as_str(), "inline": true })];
+    if watch.kind.takes_metric() {
+        fields.push(json!({ "name": "Metric", "value": watch.metric.as_str(), "inline": true }));
+    }
     json!({
         "embeds": [{
             "title": format!("Test message: {}", rule.name),
             "description": format!(
                 "This is a test of the playtrace alert rule \"{}\" ({}). When it fires, its alerts arrive here.",
                 rule.name,
-                kind.label()
+                watch.label()
             ),
-            "color": kind.color(),
-            "fields": [{ "name": "Type", "value": kind.as_str(), "inline": true }],
+            "color": watch.kind.color(),
+            "fields": fields,
             "timestamp": timestamp(now),
         }]
     })

@@ -7,10 +7,14 @@
 //! firing the same rule at the same moment, and a conditional update of `last_fired_at` in the
 //! cold store (only when it is empty or at least 60 minutes old, as `state.now()` sees it)
 //! decides the cooldown durably, even if the lease expired or Redis was flushed.
-use super::{deliver, rules::AlertType, AlertError};
+use super::{
+    deliver,
+    rules::{AlertType, Watch},
+    AlertError,
+};
 use crate::{
     http::timestamp,
-    metrics::{self, Buckets, Point, Scope},
+    metrics::{self, Buckets, Metric, Point, Scope},
     query::{midnight, round2},
     state::AppState,
 };
@@ -50,8 +54,9 @@ pub struct Outcome {
     pub delivered: Option<deliver::Delivered>,
 }
 
-pub(super) fn rule_type(rule: &alert_rules::Model) -> AlertType {
-    AlertType::parse(&rule.alert_type).unwrap_or(AlertType::CrashSpike)
+/// What a stored rule watches.
+pub(super) fn watch_of(rule: &alert_rules::Model) -> Watch {
+    Watch::stored(&rule.alert_type, rule.metric.as_deref())
 }
 
 /// Computes the rule's current value and baseline (DESIGN 3.8):
@@ -59,13 +64,16 @@ pub(super) fn rule_type(rule: &alert_rules::Model) -> AlertType {
 /// - revenue and DAU: the last 24 hours against the daily average over the window before it
 ///   (the window rounded to whole days, at least one);
 /// - retention: day-7 retention of the newest complete UTC-day cohort against the average of
-///   the non-empty cohorts of the window's days before it.
+///   the non-empty cohorts of the window's days before it;
+/// - the metric kinds: the rule's metric on the last complete UTC day (for a retention metric,
+///   of the newest cohort whose day n has ended) against the average of the window's days
+///   before it that have a value.
 #[tracing::instrument(skip_all, fields(rule_id = %rule.id))]
 pub async fn evaluate(
     state: &AppState,
     rule: &alert_rules::Model,
 ) -> Result<Evaluation, AlertError> {
-    let kind = rule_type(rule);
+    let watch = watch_of(rule);
     let now = state
         .now()
         .duration_trunc(Duration::seconds(1))
@@ -77,7 +85,14 @@ pub async fn evaluate(
     };
     let hours = i64::from(rule.comparison_window_hours.max(1));
     let days = ((hours + 12) / 24).max(1);
-    let buckets = match kind {
+    // Whole UTC days, the newest of them `latest`.
+    let days_up_to = |latest: DateTime<Utc>| Buckets {
+        start: latest - Duration::days(days),
+        seconds: 86_400,
+        count: days as usize + 1,
+    };
+    let today = midnight(now.date_naive());
+    let buckets = match watch.kind {
         AlertType::CrashSpike | AlertType::LogErrorSpike => Buckets {
             start: now - Duration::hours(hours + 1),
             seconds: 3600,
@@ -88,36 +103,37 @@ pub async fn evaluate(
             seconds: 86_400,
             count: days as usize + 1,
         },
-        AlertType::RetentionDrop => {
-            let newest_cohort = midnight(now.date_naive()) - Duration::days(8);
-            Buckets {
-                start: newest_cohort - Duration::days(days),
-                seconds: 86_400,
-                count: days as usize + 1,
-            }
+        AlertType::RetentionDrop | AlertType::MetricSpike | AlertType::MetricDrop => {
+            // A retention cohort is complete once its day n has ended; any other daily metric
+            // once its day has.
+            let newest = today - Duration::days(watch.metric.return_day().unwrap_or(0) + 1);
+            days_up_to(newest)
         }
     };
-    let (latest, baseline) = match kind {
+    let (latest, baseline) = match watch.kind {
         // Counts and sums: the window's total and the latest bucket's, each read as whole
         // hours from the aggregates plus the parts of an hour at its ends.
         AlertType::CrashSpike | AlertType::LogErrorSpike | AlertType::RevenueDrop => {
             let latest_start = buckets.start_of(buckets.count - 1);
-            let metric = kind.metric();
+            let metric = watch.metric;
             let history =
                 metrics::total(&state.db, &scope, metric, buckets.start, latest_start).await?;
             let latest =
                 metrics::total(&state.db, &scope, metric, latest_start, buckets.end()).await?;
             (Point::count(latest), history / (buckets.count - 1) as f64)
         }
-        AlertType::DauDrop | AlertType::RetentionDrop => {
-            let points = metrics::series(&state.db, &scope, kind.metric(), buckets, now).await?;
+        AlertType::DauDrop
+        | AlertType::RetentionDrop
+        | AlertType::MetricSpike
+        | AlertType::MetricDrop => {
+            let points = metrics::series(&state.db, &scope, watch.metric, buckets, now).await?;
             let (history, latest) = points.split_at(points.len() - 1);
-            (latest[0], average(history, kind))
+            (latest[0], average(history))
         }
     };
     let current = latest.value.unwrap_or(0.0);
     Ok(judge(
-        kind,
+        watch,
         rule.threshold,
         current,
         baseline,
@@ -126,13 +142,11 @@ pub async fn evaluate(
     ))
 }
 
-/// The baseline over the points before the latest: the plain average for counts and sums,
-/// the average of the defined (non-empty, complete) cohorts for retention.
-fn average(points: &[Point], kind: AlertType) -> f64 {
-    let values: Vec<f64> = match kind {
-        AlertType::RetentionDrop => points.iter().filter_map(|p| p.value).collect(),
-        _ => points.iter().map(|p| p.value.unwrap_or(0.0)).collect(),
-    };
+/// The baseline over the points before the latest: the average of those with a value (a
+/// count always has one; a retention cohort without users or a ratio without users to
+/// divide by has none and does not count).
+fn average(points: &[Point]) -> f64 {
+    let values: Vec<f64> = points.iter().filter_map(|p| p.value).collect();
     if values.is_empty() {
         0.0
     } else {
@@ -140,15 +154,9 @@ fn average(points: &[Point], kind: AlertType) -> f64 {
     }
 }
 
-fn judge(
-    kind: AlertType,
-    threshold: f64,
-    current: f64,
-    baseline: f64,
-    latest: Point,
-    window_hours: i64,
-) -> Evaluation {
-    let (what, period) = match kind {
+/// What the figures compare, for the reason line: ("Crashes", "in the last hour vs ...").
+fn compared(watch: Watch) -> (String, &'static str) {
+    let (what, period) = match watch.kind {
         AlertType::CrashSpike => ("Crashes", "in the last hour vs the hourly average"),
         AlertType::LogErrorSpike => (
             "Log errors and warnings",
@@ -160,7 +168,39 @@ fn judge(
             "Day-7 retention (%)",
             "of the newest complete daily cohort vs the cohort average",
         ),
+        AlertType::MetricSpike | AlertType::MetricDrop => {
+            let period = if watch.metric.return_day().is_some() {
+                "of the newest complete daily cohort vs the cohort average"
+            } else {
+                "on the last complete UTC day vs the daily average"
+            };
+            return (unit_label(watch.metric), period);
+        }
     };
+    (what.to_string(), period)
+}
+
+/// A metric's name with its unit where it has one, e.g. "Conversion (%)".
+fn unit_label(metric: Metric) -> String {
+    match metric {
+        Metric::RetentionD1 | Metric::RetentionD7 | Metric::RetentionD30 | Metric::Conversion => {
+            format!("{} (%)", metric.label())
+        }
+        Metric::SessionLength => format!("{} (seconds)", metric.label()),
+        _ => metric.label().to_string(),
+    }
+}
+
+fn judge(
+    watch: Watch,
+    threshold: f64,
+    current: f64,
+    baseline: f64,
+    latest: Point,
+    window_hours: i64,
+) -> Evaluation {
+    let kind = watch.kind;
+    let (what, period) = compared(watch);
     let change_percent = if baseline > 0.0 {
         round2((current - baseline) * 100.0 / baseline)
     } else {
@@ -172,6 +212,11 @@ fn judge(
             false,
             "The newest complete daily cohort has no users, so there is no retention to compare."
                 .to_string(),
+        )
+    } else if latest.value.is_none() {
+        (
+            false,
+            format!("{what} {period}: the latest day has no value (nothing to divide by, or no users in its cohort), so the rule does not fire."),
         )
     } else if baseline <= 0.0 {
         (false, format!("{what}: the baseline over the previous {window_hours} hours is zero, so the rule does not fire."))
@@ -229,7 +274,7 @@ pub async fn evaluate_and_fire(
     state: &AppState,
     rule: &alert_rules::Model,
 ) -> Result<Outcome, AlertError> {
-    let alert_type = rule_type(rule).as_str();
+    let alert_type = watch_of(rule).kind.as_str();
     let evaluation = match evaluate(state, rule).await {
         Ok(evaluation) => evaluation,
         Err(error) => {
@@ -333,6 +378,7 @@ async fn fire_unless_cooling_down(
         game_id: rule.game_id,
         name: rule.name.clone(),
         alert_type: rule.alert_type.clone(),
+        metric: rule.metric.clone(),
         current_value: evaluation.current,
         baseline_value: evaluation.baseline,
         change_percent: evaluation.change_percent,

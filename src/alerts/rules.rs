@@ -13,10 +13,13 @@ impl AlertType {
             Self::RevenueDrop => "Revenue drop",
             Self::DauDrop => "DAU drop",
             Self::RetentionDrop => "Retention drop",
+            Self::MetricSpike => "Metric spike",
+            Self::MetricDrop => "Metric drop",
         }
     }
 
-    /// Embed colour (DESIGN 3.8).
+    /// Embed colour (DESIGN 3.8; the metric kinds share the spike and drop colours of the
+    /// kinds closest to them: dark red and blue-grey).
     pub fn color(self) -> u32 {
         match self {
             Self::CrashSpike => 0xE74C3C,
@@ -24,22 +27,85 @@ impl AlertType {
             Self::RevenueDrop => 0xE67E22,
             Self::DauDrop => 0x3498DB,
             Self::RetentionDrop => 0x9B59B6,
+            Self::MetricSpike => 0xC0392B,
+            Self::MetricDrop => 0x607D8B,
         }
     }
 
     /// Spikes fire at or above `baseline * threshold`; drops below it.
     pub fn is_spike(self) -> bool {
-        matches!(self, Self::CrashSpike | Self::LogErrorSpike)
+        matches!(
+            self,
+            Self::CrashSpike | Self::LogErrorSpike | Self::MetricSpike
+        )
     }
 
-    pub fn metric(self) -> Metric {
-        match self {
+    /// The kinds that watch a metric of the rule's choosing.
+    pub fn takes_metric(self) -> bool {
+        matches!(self, Self::MetricSpike | Self::MetricDrop)
+    }
+
+    /// The metric of a fixed kind; `None` for the metric kinds.
+    pub fn fixed_metric(self) -> Option<Metric> {
+        Some(match self {
             Self::CrashSpike => Metric::Crashes,
             Self::LogErrorSpike => Metric::LogErrors,
             Self::RevenueDrop => Metric::Revenue,
             Self::DauDrop => Metric::ActiveUsers,
             Self::RetentionDrop => Metric::RetentionD7,
+            Self::MetricSpike | Self::MetricDrop => return None,
+        })
+    }
+}
+
+/// What a rule watches: its kind, and the metric it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Watch {
+    pub kind: AlertType,
+    pub metric: Metric,
+}
+
+impl Watch {
+    /// A stored rule's (or firing's) kind and metric. A metric kind without a readable metric
+    /// cannot be stored (`parse_metric`); it would read as new users rather than fail.
+    pub fn stored(alert_type: &str, metric: Option<&str>) -> Self {
+        let kind = AlertType::parse(alert_type).unwrap_or(AlertType::CrashSpike);
+        let metric = kind
+            .fixed_metric()
+            .or_else(|| metric.and_then(Metric::parse))
+            .unwrap_or(Metric::NewUsers);
+        Self { kind, metric }
+    }
+
+    /// "Crash spike", or for a metric kind "Sessions drop".
+    pub fn label(self) -> String {
+        match self.kind {
+            AlertType::MetricSpike => format!("{} spike", self.metric.label()),
+            AlertType::MetricDrop => format!("{} drop", self.metric.label()),
+            kind => kind.label().to_string(),
         }
+    }
+}
+
+/// The rule's `metric`, checked against its kind: required by the metric kinds (any metric
+/// name of the metrics read), refused by the fixed ones.
+pub fn parse_metric(kind: AlertType, raw: Option<&str>) -> Result<Option<Metric>, AlertError> {
+    match (
+        kind.takes_metric(),
+        raw.map(str::trim).filter(|m| !m.is_empty()),
+    ) {
+        (true, Some(name)) => Metric::parse(name).map(Some).ok_or_else(|| {
+            AlertError::invalid(format!("metric must be one of: {}", Metric::NAMES))
+        }),
+        (true, None) => Err(AlertError::invalid(format!(
+            "metric is required for {}: one of {}",
+            kind.as_str(),
+            Metric::NAMES
+        ))),
+        (false, Some(_)) => Err(AlertError::invalid(
+            "metric is only for metric_spike and metric_drop rules",
+        )),
+        (false, None) => Ok(None),
     }
 }
 

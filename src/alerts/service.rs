@@ -7,6 +7,7 @@ use super::{
 };
 use crate::{
     games::{access::Role, require_role, GameError},
+    metrics::Metric,
     notify::webhook,
     state::AppState,
 };
@@ -25,6 +26,8 @@ pub struct NewRule {
     pub game_id: Uuid,
     pub name: String,
     pub kind: AlertType,
+    /// The metric of a metric kind.
+    pub metric: Option<Metric>,
     pub threshold: f64,
     pub comparison_window_hours: i32,
     pub email: String,
@@ -38,6 +41,8 @@ pub struct NewRule {
 pub struct RuleChanges {
     pub name: Option<String>,
     pub kind: Option<AlertType>,
+    /// `Some(None)`: no metric (a fixed kind).
+    pub metric: Option<Option<Metric>>,
     pub threshold: Option<f64>,
     pub comparison_window_hours: Option<i32>,
     pub email: Option<String>,
@@ -98,6 +103,7 @@ pub async fn create(state: &AppState, new: NewRule) -> Result<alert_rules::Model
         game_id: new.game_id,
         name: new.name,
         alert_type: new.kind.as_str().into(),
+        metric: new.metric.map(|m| m.as_str().to_string()),
         threshold: new.threshold,
         comparison_window_hours: new.comparison_window_hours,
         email: new.email,
@@ -150,6 +156,9 @@ pub async fn update(
     }
     if let Some(kind) = changes.kind {
         row.alert_type = Set(kind.as_str().into());
+    }
+    if let Some(metric) = changes.metric {
+        row.metric = Set(metric.map(|m| m.as_str().to_string()));
     }
     if let Some(threshold) = changes.threshold {
         row.threshold = Set(threshold);

@@ -91,6 +91,27 @@ impl Metric {
         })
     }
 
+    /// How people read it, e.g. in an alert's title.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Events => "Events",
+            Self::Crashes => "Crashes",
+            Self::LogErrors => "Log errors",
+            Self::Revenue => "Revenue",
+            Self::ActiveUsers => "Active users",
+            Self::RetentionD7 => "Day-7 retention",
+            Self::RetentionD1 => "Day-1 retention",
+            Self::RetentionD30 => "Day-30 retention",
+            Self::NewUsers => "New users",
+            Self::PayingUsers => "Paying users",
+            Self::Arpdau => "ARPDAU",
+            Self::Arppu => "ARPPU",
+            Self::Conversion => "Conversion",
+            Self::Sessions => "Sessions",
+            Self::SessionLength => "Session length",
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Events => "events",

@@ -3,6 +3,7 @@
 //! here, the tests in `alerts/`.
 mod custom_counts;
 mod firing;
+mod metric_kinds;
 mod metrics;
 mod notifications;
 mod rules;

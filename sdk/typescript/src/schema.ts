@@ -1452,6 +1452,8 @@ export interface components {
             /** @description What went wrong with a failed delivery; null when nothing did. */
             error?: string | null;
             id: string;
+            /** @description The metric of a `metric_spike` / `metric_drop` rule; null for the fixed kinds. */
+            metric?: string | null;
             /** @description The rule's name when it fired. */
             name: string;
             rule_id: string;
@@ -1485,6 +1487,8 @@ export interface components {
              * @description When the rule last fired; it fires again at the earliest 60 minutes later.
              */
             last_fired_at?: string | null;
+            /** @description The metric a `metric_spike` / `metric_drop` rule watches; null for the fixed kinds. */
+            metric?: string | null;
             name: string;
             rule_id: string;
             /** Format: double */
@@ -1498,7 +1502,7 @@ export interface components {
             rules: components["schemas"]["AlertRule"][];
         };
         /** @enum {string} */
-        AlertType: "crash_spike" | "log_error_spike" | "revenue_drop" | "dau_drop" | "retention_drop";
+        AlertType: "crash_spike" | "log_error_spike" | "revenue_drop" | "dau_drop" | "retention_drop" | "metric_spike" | "metric_drop";
         /** AuditEntry */
         AuditEntry: {
             /** @description `export` or `erase`. */
@@ -1636,6 +1640,12 @@ export interface components {
              * @description The game the rule watches.
              */
             game_id: string;
+            /**
+             * @description For `metric_spike` and `metric_drop` (required there, refused otherwise): the metric
+             *     watched by day, any name of `GET /v1/games/{game_id}/metrics` (`new_users`, `sessions`,
+             *     `session_length`, `paying_users`, `arpdau`, `arppu`, `conversion`, `retention_d1`, ...).
+             */
+            metric?: string | null;
             /** @description 1 to 100 characters. */
             name: string;
             /**
@@ -1644,7 +1654,10 @@ export interface components {
              *     current < baseline x threshold (0.7 = below 70%). Above 0, at most 1000.
              */
             threshold: number;
-            /** @description `crash_spike`, `log_error_spike`, `revenue_drop`, `dau_drop` or `retention_drop`. */
+            /**
+             * @description `crash_spike`, `log_error_spike`, `revenue_drop`, `dau_drop`, `retention_drop`, or
+             *     `metric_spike` / `metric_drop` with `metric`.
+             */
             type: components["schemas"]["AlertType"];
         };
         /** CreateFunnel */
@@ -2677,6 +2690,11 @@ export interface components {
             enabled?: boolean | null;
             /** @description `development`, `production`, or `null` for both. */
             environment?: string | null;
+            /**
+             * @description The metric of a `metric_spike` / `metric_drop` rule (kept when only `type` changes
+             *     between the two; cleared when the rule becomes a fixed kind).
+             */
+            metric?: string | null;
             name?: string | null;
             /** Format: double */
             threshold?: number | null;
