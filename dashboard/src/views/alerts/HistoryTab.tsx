@@ -6,7 +6,7 @@ import { useGame } from '../../GameShell';
 import { Async, Badge, Card, Empty } from '../../ui/components';
 import { formatTime } from '../../ui/format';
 import { useLoad } from '../../ui/useLoad';
-import { changeText, isBadChange, kindOf, shortTime, valueText } from './kinds';
+import { changeText, isBadChange, kindOf, ruleLabel, shortTime, valueText } from './kinds';
 
 const LIMITS = [50, 100, 200];
 
@@ -82,13 +82,13 @@ export function HistoryTab() {
                           {item.name}
                         </th>
                         <td data-label="Kind">
-                          <span className={`al-kind al-kind-${kind.id}`}>{kind.label}</span>
+                          <span className={`al-kind al-kind-${kind.id}`}>{ruleLabel(kind.id, item.metric)}</span>
                         </td>
                         <td data-label="Current" className="num">
-                          {valueText(item.type, item.current_value)}
+                          {valueText(item.type, item.current_value, item.metric)}
                         </td>
                         <td data-label="Baseline" className="num">
-                          {valueText(item.type, item.baseline_value)}
+                          {valueText(item.type, item.baseline_value, item.metric)}
                         </td>
                         <td data-label="Change" className="num">
                           <span className={`al-change ${item.change_percent === 0 ? '' : bad ? 'al-bad' : 'al-good'}`}>

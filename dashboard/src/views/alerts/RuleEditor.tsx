@@ -1,5 +1,5 @@
 // The rule form, used to create a rule and to edit one: name, kind (with a sentence saying what
-// it compares), threshold, comparison window, environment, e-mail, webhook and enabled.
+// it compares; the metric kinds with their metric), threshold, comparison window, environment, e-mail, webhook and enabled.
 import { useId, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, unwrap, type Schemas } from '../../api/client';
@@ -7,7 +7,7 @@ import { useSession } from '../../auth';
 import { useGame } from '../../GameShell';
 import { Async, Card, ErrorMessage, Field, SubmitButton } from '../../ui/components';
 import { useAction, useLoad } from '../../ui/useLoad';
-import { KINDS, kindOf, thresholdSentence, WINDOW_PRESETS, windowSentence, type KindId } from './kinds';
+import { KINDS, kindOf, METRICS, thresholdSentence, WINDOW_PRESETS, windowSentence, type KindId } from './kinds';
 
 type Rule = Schemas['AlertRule'];
 type Environment = '' | 'development' | 'production';
@@ -15,6 +15,8 @@ type Environment = '' | 'development' | 'production';
 interface Draft {
   name: string;
   type: KindId;
+  /** The metric of a metric kind. */
+  metric: string;
   threshold: string;
   window: string;
   email: string;
@@ -27,6 +29,7 @@ function draftOf(rule: Rule): Draft {
   return {
     name: rule.name,
     type: kindOf(rule.type).id,
+    metric: rule.metric ?? 'new_users',
     threshold: String(rule.threshold),
     window: String(rule.comparison_window_hours),
     email: rule.email,
@@ -52,6 +55,7 @@ export function NewRule() {
             game_id: game.game_id,
             name: draft.name.trim(),
             type: draft.type,
+            metric: kindOf(draft.type).takesMetric ? draft.metric : undefined,
             threshold: Number(draft.threshold),
             comparison_window_hours: Number(draft.window),
             email: draft.email.trim(),
@@ -71,6 +75,7 @@ export function NewRule() {
         initial={{
           name: '',
           type: 'crash_spike',
+          metric: 'new_users',
           threshold: '2',
           window: '168',
           email: session.me?.email ?? '',
@@ -108,6 +113,8 @@ export function EditRule() {
           body: {
             name: draft.name.trim(),
             type: draft.type,
+            // A fixed kind's metric is cleared by the server.
+            ...(kindOf(draft.type).takesMetric ? { metric: draft.metric } : {}),
             threshold: Number(draft.threshold),
             comparison_window_hours: Number(draft.window),
             email: draft.email.trim(),
@@ -168,6 +175,7 @@ function RuleForm({
   const [draft, setDraft] = useState<Draft>(initial);
   const explainId = useId();
   const kindId = useId();
+  const metricId = useId();
   const kind = kindOf(draft.type);
   const threshold = Number(draft.threshold);
   const hours = Number(draft.window);
@@ -210,6 +218,20 @@ function RuleForm({
             ))}
           </select>
         </div>
+        {kind.takesMetric && (
+          <div className="field">
+            <label className="field-label" htmlFor={metricId}>
+              Metric
+            </label>
+            <select id={metricId} value={draft.metric} onChange={(e) => set('metric', e.target.value)}>
+              {METRICS.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         <p className={`al-explain al-kind-border-${kind.id}`} id={explainId} aria-live="polite">
           <strong>{kind.label}:</strong> {kind.explain}
         </p>

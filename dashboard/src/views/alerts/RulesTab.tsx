@@ -8,7 +8,7 @@ import { useGame } from '../../GameShell';
 import { Async, Badge, Card, ConfirmButton, Empty, ErrorMessage } from '../../ui/components';
 import { formatTime } from '../../ui/format';
 import { useAction, useLoad } from '../../ui/useLoad';
-import { changeText, isBadChange, kindOf, shortTime, thresholdText, valueText, webhookHost, windowParts } from './kinds';
+import { changeText, isBadChange, kindOf, ruleLabel, shortTime, thresholdText, valueText, webhookHost, windowParts } from './kinds';
 
 type Rule = Schemas['AlertRule'];
 
@@ -180,7 +180,7 @@ function RuleRow({
           {rule.name}
         </th>
         <td data-label="Kind">
-          <span className={`al-kind al-kind-${kind.id}`}>{kind.label}</span>
+          <span className={`al-kind al-kind-${kind.id}`}>{ruleLabel(kind.id, rule.metric)}</span>
         </td>
         <td data-label="Threshold" title={`Threshold ${rule.threshold}`}>
           <span className="al-nowrap">{thresholdText(rule.type, rule.threshold)}</span> <span className="al-sub">of baseline</span>
@@ -336,11 +336,11 @@ function OutcomeView({
         <dl className="al-figures">
           <div>
             <dt>Current</dt>
-            <dd>{valueText(rule.type, result.current_value)}</dd>
+            <dd>{valueText(rule.type, result.current_value, rule.metric)}</dd>
           </div>
           <div>
             <dt>Baseline</dt>
-            <dd>{valueText(rule.type, result.baseline_value)}</dd>
+            <dd>{valueText(rule.type, result.baseline_value, rule.metric)}</dd>
           </div>
           <div>
             <dt>Change</dt>

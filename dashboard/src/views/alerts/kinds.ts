@@ -1,8 +1,8 @@
-// The five alert kinds as people read them: names, what each compares, how its threshold and
+// The alert kinds as people read them: names, what each compares, how its threshold and
 // values read. Mirrors docs/alerts.md ("What each kind compares").
 import { formatMoney, formatNumber } from '../../ui/format';
 
-export type KindId = 'crash_spike' | 'log_error_spike' | 'revenue_drop' | 'dau_drop' | 'retention_drop';
+export type KindId = 'crash_spike' | 'log_error_spike' | 'revenue_drop' | 'dau_drop' | 'retention_drop' | 'metric_spike' | 'metric_drop';
 
 export interface Kind {
   id: KindId;
@@ -13,6 +13,8 @@ export interface Kind {
   /** What the "current" figure is, for result lines. */
   current: string;
   defaultThreshold: number;
+  /** The rule names the metric it watches (`metric`). */
+  takesMetric?: boolean;
 }
 
 export const KINDS: Kind[] = [
@@ -61,7 +63,59 @@ export const KINDS: Kind[] = [
     current: 'day-7 retention of the newest cohort',
     defaultThreshold: 0.7,
   },
+  {
+    id: 'metric_spike',
+    label: 'Metric spike',
+    spike: true,
+    takesMetric: true,
+    explain:
+      'Reads the chosen metric for the last complete UTC day (a retention metric: its newest complete cohort) and fires when it reaches the threshold times the daily average of the comparison window’s days before it.',
+    current: 'metric’s value on the last complete day',
+    defaultThreshold: 2,
+  },
+  {
+    id: 'metric_drop',
+    label: 'Metric drop',
+    spike: false,
+    takesMetric: true,
+    explain:
+      'Reads the chosen metric for the last complete UTC day (a retention metric: its newest complete cohort) and fires when it falls below the threshold times the daily average of the comparison window’s days before it.',
+    current: 'metric’s value on the last complete day',
+    defaultThreshold: 0.7,
+  },
 ];
+
+type Unit = 'count' | 'money' | 'percent' | 'seconds';
+
+/** The metrics a metric kind can watch, as the metrics read names them. */
+export const METRICS: { id: string; label: string; unit: Unit }[] = [
+  { id: 'new_users', label: 'New users', unit: 'count' },
+  { id: 'active_users', label: 'Active users', unit: 'count' },
+  { id: 'sessions', label: 'Sessions', unit: 'count' },
+  { id: 'session_length', label: 'Session length', unit: 'seconds' },
+  { id: 'retention_d1', label: 'Day-1 retention', unit: 'percent' },
+  { id: 'retention_d7', label: 'Day-7 retention', unit: 'percent' },
+  { id: 'retention_d30', label: 'Day-30 retention', unit: 'percent' },
+  { id: 'revenue', label: 'Revenue', unit: 'money' },
+  { id: 'paying_users', label: 'Paying users', unit: 'count' },
+  { id: 'arpdau', label: 'ARPDAU', unit: 'money' },
+  { id: 'arppu', label: 'ARPPU', unit: 'money' },
+  { id: 'conversion', label: 'Conversion', unit: 'percent' },
+  { id: 'events', label: 'Events', unit: 'count' },
+  { id: 'crashes', label: 'Crashes', unit: 'count' },
+  { id: 'log_errors', label: 'Log errors', unit: 'count' },
+];
+
+export function metricOf(id: string | null | undefined) {
+  return METRICS.find((m) => m.id === id) ?? { id: id ?? '', label: id ?? 'Metric', unit: 'count' as Unit };
+}
+
+/** "Crash spike", or for a metric kind "Sessions drop". */
+export function ruleLabel(kindId: string, metric?: string | null): string {
+  const kind = kindOf(kindId);
+  if (!kind.takesMetric) return kind.label;
+  return `${metricOf(metric).label} ${kind.spike ? 'spike' : 'drop'}`;
+}
 
 const FALLBACK: Kind = {
   id: 'crash_spike',
@@ -108,13 +162,26 @@ export function windowParts(hours: number): [string, string | null] {
 export function windowSentence(kindId: string, hours: number): string {
   if (!Number.isInteger(hours) || hours < 1 || hours > 2160) return 'A whole number of hours from 1 to 2160 (90 days).';
   const kind = kindOf(kindId);
-  if (kind.spike) return `The baseline is the hourly average over the ${hours} hours before the last hour.`;
   const days = Math.max(1, Math.round(hours / 24));
+  if (kind.takesMetric) return `Metric kinds use whole UTC days: the baseline is the daily average over the ${days} ${days === 1 ? 'day' : 'days'} before the last complete one.`;
+  if (kind.spike) return `The baseline is the hourly average over the ${hours} hours before the last hour.`;
   return `Drop kinds use whole days: the baseline is the daily average over the ${days} ${days === 1 ? 'day' : 'days'} before.`;
 }
 
-/** A measured value with its unit for the kind. */
-export function valueText(kindId: string, value: number): string {
+/** A measured value with its unit for the kind (and, for a metric kind, its metric). */
+export function valueText(kindId: string, value: number, metric?: string | null): string {
+  if (kindOf(kindId).takesMetric) {
+    switch (metricOf(metric).unit) {
+      case 'money':
+        return `${formatMoney(value)} /day`;
+      case 'percent':
+        return `${percentFormat.format(value)}%`;
+      case 'seconds':
+        return `${formatNumber(value)} s`;
+      default:
+        return `${formatNumber(value)} /day`;
+    }
+  }
   switch (kindOf(kindId).id) {
     case 'crash_spike':
     case 'log_error_spike':
@@ -125,6 +192,8 @@ export function valueText(kindId: string, value: number): string {
       return `${formatNumber(value)} /day`;
     case 'retention_drop':
       return `${percentFormat.format(value)}%`;
+    default:
+      return formatNumber(value);
   }
 }
 
