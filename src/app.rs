@@ -194,17 +194,16 @@ pub fn assemble(core: Core, writers: Db, lanes: usize) -> AppState {
     ] {
         hot.changes.follow(cache);
     }
-    let mut parts = Parts::default();
-    parts.insert(sessions);
-    parts.insert(Arc::new(crate::auth::password::Hashing::from_settings(
-        &settings,
-    )));
-    parts.insert(ingest);
-    parts.insert(Arc::new(scores));
-    parts.insert(boards);
-    parts.insert(Arc::new(crate::leaderboards::pages::PageCache::default()));
-    parts.insert(config);
-    parts.insert(crate::presence::stream::FeedSlots::default());
+    let parts = Parts {
+        sessions,
+        hashing: Arc::new(crate::auth::password::Hashing::from_settings(&settings)),
+        ingest,
+        scores: Arc::new(scores),
+        boards,
+        pages: Arc::new(crate::leaderboards::pages::PageCache::default()),
+        config,
+        feeds: crate::presence::stream::FeedSlots::default(),
+    };
     AppState {
         db,
         hot,

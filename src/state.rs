@@ -1,6 +1,7 @@
 //! `AppState`: everything a handler or job needs, built once (`app::assemble`), cheap to
-//! clone. It names no feature: what a feature keeps per node (its caches, its group-commit
-//! writer) is one of the state's parts, stored by type, which only that feature reads.
+//! clone. What a feature keeps per node (its caches, its group-commit writer) is a typed field
+//! of `Parts`, which only that feature reads: a part left out is a compile error, not a panic
+//! at the first request that needs it.
 use crate::{
     auth::{api_key::KeyCache, jwt::JwtKeys},
     cli::Settings,
@@ -8,7 +9,6 @@ use crate::{
     notify::email::Mailer,
     store::{hot::HotStore, Db},
 };
-use poem::http::Extensions;
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -27,28 +27,29 @@ pub struct AppState {
     pub parts: Arc<Parts>,
 }
 
-/// What features keep per node, one value per type.
-#[derive(Default)]
-pub struct Parts(Extensions);
-
-impl Parts {
-    pub fn insert<T: Clone + Send + Sync + 'static>(&mut self, part: T) {
-        self.0.insert(part);
-    }
+/// What features keep per node.
+pub struct Parts {
+    /// Dashboard sessions' revocation generations (`auth::sessions`).
+    pub sessions: Arc<crate::auth::sessions::SessionCache>,
+    /// The bounded pool that hashes passwords (`accounts`).
+    pub hashing: Arc<crate::auth::password::Hashing>,
+    /// Event ingestion: the group-commit writer and the event schemas' cache (`events`).
+    pub ingest: crate::events::Ingest,
+    /// The score writer (`leaderboards::writer`).
+    pub scores: Arc<crate::leaderboards::writer::ScoreWriter>,
+    /// Board definitions (`leaderboards::boards`).
+    pub boards: Arc<crate::leaderboards::boards::BoardCache>,
+    /// Rendered leaderboard pages (`leaderboards::pages`).
+    pub pages: Arc<crate::leaderboards::pages::PageCache>,
+    /// Remote config (`config`).
+    pub config: Arc<crate::config::service::ConfigCache>,
+    /// Live activity feeds per user (`presence::stream`).
+    pub feeds: crate::presence::stream::FeedSlots,
 }
 
 impl AppState {
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
         self.clock.now()
-    }
-
-    /// A feature's part. Every part is inserted when the state is assembled, so a missing one
-    /// is a wiring mistake, found by the first test that reaches the feature.
-    pub fn part<T: Send + Sync + 'static>(&self) -> &T {
-        self.parts
-            .0
-            .get::<T>()
-            .unwrap_or_else(|| panic!("{} is not a part of the state", std::any::type_name::<T>()))
     }
 
     /// Call once a change to what nodes cache about a game (its settings, keys, event schemas,

@@ -27,7 +27,7 @@ pub const INVITATION_TOKEN_DAYS: i64 = 7;
 
 /// The node's password-hashing pool (`auth::password::Hashing`).
 fn hashing(state: &AppState) -> &password::Hashing {
-    state.part::<std::sync::Arc<password::Hashing>>()
+    &state.parts.hashing
 }
 
 /// A place in the hashing pool, taken before anything else a request does, so a refused one

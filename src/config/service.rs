@@ -182,5 +182,5 @@ impl ConfigCache {
 
 /// This node's published configs.
 pub fn cache(state: &AppState) -> &ConfigCache {
-    state.part::<std::sync::Arc<ConfigCache>>()
+    &state.parts.config
 }

@@ -54,7 +54,7 @@ pub struct Ingest {
 
 /// This node's event ingestion.
 pub fn ingest(state: &crate::state::AppState) -> &Ingest {
-    state.part()
+    &state.parts.ingest
 }
 
 impl Ingest {

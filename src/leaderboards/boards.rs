@@ -166,7 +166,7 @@ pub async fn find_cached(
     name: &BoardName,
 ) -> Result<Option<Board>, LeaderboardError> {
     let key = (game_id, name.as_str().to_string());
-    let cache = state.part::<std::sync::Arc<BoardCache>>();
+    let cache = &state.parts.boards;
     if let Some(board) = cache.get(&key) {
         return Ok(Some(board));
     }
@@ -339,7 +339,8 @@ pub async fn find_or_create_cached(
 /// Drops this node's cached copy of a definition, so the next use reads it again.
 pub fn forget(state: &AppState, game_id: Uuid, name: &BoardName) {
     state
-        .part::<std::sync::Arc<BoardCache>>()
+        .parts
+        .boards
         .forget(&(game_id, name.as_str().to_string()));
 }
 

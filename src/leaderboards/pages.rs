@@ -39,5 +39,5 @@ impl PageCache {
 
 /// This node's rendered pages.
 pub fn pages(state: &crate::state::AppState) -> &PageCache {
-    state.part::<std::sync::Arc<PageCache>>()
+    &state.parts.pages
 }

@@ -21,7 +21,7 @@ pub type ScoreWriter = GroupCommit<ScoreRows>;
 
 /// This node's score writer.
 pub fn scores(state: &crate::state::AppState) -> &std::sync::Arc<ScoreWriter> {
-    state.part()
+    &state.parts.scores
 }
 
 /// What became of one submitted row.

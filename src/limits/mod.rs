@@ -182,7 +182,7 @@ async fn identify(state: &AppState, req: &Request) -> Result<Identity, ApiError>
     Ok(match token {
         Some(token) => match state.jwt.verify(&token, state.now()) {
             Ok((user_id, generation)) => {
-                let sessions = state.part::<Arc<crate::auth::sessions::SessionCache>>();
+                let sessions = &state.parts.sessions;
                 match sessions.token_generation(&state.db, user_id).await? {
                     Some(current) if current != generation => {
                         Identity::BadToken(ApiError::unauthorized("Token revoked"))

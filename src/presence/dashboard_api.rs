@@ -99,7 +99,8 @@ impl LiveActivityApi {
         let cap = self.state.settings.max_feeds_per_user;
         let slot = self
             .state
-            .part::<stream::FeedSlots>()
+            .parts
+            .feeds
             .take(auth.0, cap)
             .ok_or_else(|| {
                 crate::error::ApiError::with_status(
