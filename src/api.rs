@@ -85,79 +85,9 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
                 state.settings.metrics_token.as_deref(),
             )),
         )
-        .around(|endpoint, mut req| async move {
-            if let Some(refused) = crate::http::text::uri_nul(req.uri()) {
-                return Err(refused.into());
-            }
-            let body = match read_json_body(&mut req).await {
-                Ok(body) => body,
-                Err(error) => return Err(error.into()),
-            };
-            if let Some(refused) = body.as_deref().and_then(crate::http::text::body_nul) {
-                return Err(refused.into());
-            }
-            endpoint.call(req).await.map_err(|error| {
-                let error = match body {
-                    Some(body) => crate::http::validation::name_the_field(error, &body),
-                    None => error,
-                };
-                crate::http::parameters::name_the_parameter(error)
-            })
-        })
+        .around(checked_input)
         .with(RateLimit::new(state))
-        .around(move |endpoint, mut req| async move {
-            let started = std::time::Instant::now();
-            if let Err(error) = cap_body(&mut req) {
-                let response = error.as_response();
-                let status = response.status().as_u16();
-                crate::telemetry::request("unrouted", req.method(), status, started.elapsed());
-                return Ok(response);
-            }
-            let late = body_deadline(&mut req, body_timeout);
-            let request_id = uuid::Uuid::new_v4().to_string();
-            let method = req.method().clone();
-            let path = req.uri().path().to_string();
-            let span = tracing::info_span!("request", request_id = %request_id, method = %method, path = %path);
-            // The route is the operation id poem-openapi leaves on the answer (or its error).
-            let (mut response, route) = match tracing::Instrument::instrument(endpoint.call(req), span).await {
-                Ok(response) => {
-                    let route = response.data::<poem_openapi::OperationId>().map(|id| id.0);
-                    (response, route)
-                }
-                Err(error) => {
-                    let route = error.data::<poem_openapi::OperationId>().map(|id| id.0);
-                    (into_json_response(error), route)
-                }
-            };
-            if late.as_ref().is_some_and(|late| late.load(Ordering::Relaxed)) {
-                response = body_too_late(body_timeout);
-            }
-            if response.status() == StatusCode::NOT_FOUND && response.content_type().is_none() {
-                response = into_json_response(poem::error::NotFoundError.into());
-            }
-            if let Ok(value) = request_id.parse() {
-                response.headers_mut().insert("x-request-id", value);
-            }
-            let latency = started.elapsed();
-            let status = response.status();
-            // Requests outside the OpenAPI operations count under a few fixed names, never
-            // their path, so that the number of series stays bounded.
-            let label = route.unwrap_or_else(|| crate::telemetry::route::name(&path, status));
-            crate::telemetry::request(label, &method, status.as_u16(), latency);
-            // The access log: one line per API request (silence it with
-            // RUST_LOG=info,playtrace::access=warn).
-            tracing::info!(
-                target: "playtrace::access",
-                request_id = %request_id,
-                method = %method,
-                path = %path,
-                route = route.unwrap_or("-"),
-                status = status.as_u16(),
-                latency_ms = latency.as_secs_f64() * 1000.0,
-                "request"
-            );
-            Ok(response)
-        })
+        .around(move |endpoint, req| enveloped(endpoint, req, body_timeout))
         .with(crate::cors::Cors::new(state))
         .with(crate::dashboard::Dashboard::new(
             state.settings.dashboard_dir.clone(),
@@ -165,6 +95,97 @@ pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
         .into_endpoint()
         .map_to_response()
         .boxed()
+}
+
+/// Middleware before the rate limit: refuses NUL characters in the URI and the JSON body with a
+/// 400 naming where they are, reads the JSON body once, and makes a handler's parse error name
+/// the field or query parameter it is about.
+async fn checked_input<E: Endpoint>(
+    endpoint: Arc<E>,
+    mut req: poem::Request,
+) -> poem::Result<E::Output> {
+    if let Some(refused) = crate::http::text::uri_nul(req.uri()) {
+        return Err(refused.into());
+    }
+    let body = match read_json_body(&mut req).await {
+        Ok(body) => body,
+        Err(error) => return Err(error.into()),
+    };
+    if let Some(refused) = body.as_deref().and_then(crate::http::text::body_nul) {
+        return Err(refused.into());
+    }
+    endpoint.call(req).await.map_err(|error| {
+        let error = match body {
+            Some(body) => crate::http::validation::name_the_field(error, &body),
+            None => error,
+        };
+        crate::http::parameters::name_the_parameter(error)
+    })
+}
+
+/// Middleware around everything else: the body cap and deadline, the request id, JSON for
+/// every error and unrouted 404, the request metrics and the access log line.
+async fn enveloped<E: Endpoint<Output = Response>>(
+    endpoint: Arc<E>,
+    mut req: poem::Request,
+    body_timeout: Duration,
+) -> poem::Result<Response> {
+    let started = std::time::Instant::now();
+    if let Err(error) = cap_body(&mut req) {
+        let response = error.as_response();
+        let status = response.status().as_u16();
+        crate::telemetry::request("unrouted", req.method(), status, started.elapsed());
+        return Ok(response);
+    }
+    let late = body_deadline(&mut req, body_timeout);
+    let request_id = uuid::Uuid::new_v4().to_string();
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let span =
+        tracing::info_span!("request", request_id = %request_id, method = %method, path = %path);
+    // The route is the operation id poem-openapi leaves on the answer (or its error).
+    let (mut response, route) =
+        match tracing::Instrument::instrument(endpoint.call(req), span).await {
+            Ok(response) => {
+                let route = response.data::<poem_openapi::OperationId>().map(|id| id.0);
+                (response, route)
+            }
+            Err(error) => {
+                let route = error.data::<poem_openapi::OperationId>().map(|id| id.0);
+                (into_json_response(error), route)
+            }
+        };
+    if late
+        .as_ref()
+        .is_some_and(|late| late.load(Ordering::Relaxed))
+    {
+        response = body_too_late(body_timeout);
+    }
+    if response.status() == StatusCode::NOT_FOUND && response.content_type().is_none() {
+        response = into_json_response(poem::error::NotFoundError.into());
+    }
+    if let Ok(value) = request_id.parse() {
+        response.headers_mut().insert("x-request-id", value);
+    }
+    let latency = started.elapsed();
+    let status = response.status();
+    // Requests outside the OpenAPI operations count under a few fixed names, never
+    // their path, so that the number of series stays bounded.
+    let label = route.unwrap_or_else(|| crate::telemetry::route::name(&path, status));
+    crate::telemetry::request(label, &method, status.as_u16(), latency);
+    // The access log: one line per API request (silence it with
+    // RUST_LOG=info,playtrace::access=warn).
+    tracing::info!(
+        target: "playtrace::access",
+        request_id = %request_id,
+        method = %method,
+        path = %path,
+        route = route.unwrap_or("-"),
+        status = status.as_u16(),
+        latency_ms = latency.as_secs_f64() * 1000.0,
+        "request"
+    );
+    Ok(response)
 }
 
 /// Refuses bodies announced above `MAX_BODY_BYTES` with 413, and cuts streamed (chunked)
