@@ -1,6 +1,5 @@
 //! Event ingestion: `POST /v1/track`, quotas, event schemas and the group-commit writer; and
 //! what the dashboard reads of the stored events (recent pages, counts, quota usage).
-pub mod dashboard_api;
 pub mod error;
 pub mod export;
 pub mod export_api;
@@ -11,6 +10,7 @@ pub mod recent;
 pub mod recent_api;
 pub mod retention;
 pub mod schemas;
+pub mod schemas_api;
 pub mod service;
 pub mod usage_api;
 pub mod writer;
@@ -29,7 +29,7 @@ pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
         game_api::TrackApi {
             state: state.clone(),
         },
-        dashboard_api::EventSchemasApi {
+        schemas_api::EventSchemasApi {
             state: state.clone(),
         },
         recent_api::EventsApi {

@@ -33,7 +33,9 @@ pub enum ApiTags {
     Presence,
     /// Funnels.
     Funnels,
-    /// Game metrics and alert rules.
+    /// Game analytics: metrics as time series, the KPIs.
+    Analytics,
+    /// Alert rules, their firings and notifications.
     Alerts,
     /// Cloud saves.
     Saves,

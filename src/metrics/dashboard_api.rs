@@ -62,7 +62,7 @@ pub struct MetricSeries {
 const MAX_DAYS_BY_DAY: i64 = query::MAX_DAYS;
 const MAX_DAYS_BY_HOUR: i64 = 31;
 
-#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Alerts")]
+#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Analytics")]
 impl MetricsApi {
     /// A game metric as a time series (any member). `metric`: `events` (every event), `crashes`
     /// (`crash` events), `log_errors` (`log` events with `properties.level` error or warning),
