@@ -40,7 +40,8 @@ pub struct Parts {
     /// Board definitions (`leaderboards::boards`).
     pub boards: Arc<crate::leaderboards::boards::BoardCache>,
     /// Rendered leaderboard pages (`leaderboards::pages`).
-    pub pages: Arc<crate::leaderboards::pages::PageCache>,
+    pub pages:
+        Arc<crate::leaderboards::pages::PageCache<crate::leaderboards::game_api::LeaderboardPage>>,
     /// Remote config (`config`).
     pub config: Arc<crate::config::service::ConfigCache>,
     /// Live activity feeds per user (`presence::stream`).

@@ -3,7 +3,7 @@
 //! `skipped` or `failed`) that the history record keeps. Whether and when a rule fires, and the
 //! record itself, are `evaluate`'s.
 use super::{
-    evaluate::{number, watch_of, Evaluation},
+    judge::{number, watch_of, Evaluation},
     rules::Watch,
     AlertError,
 };

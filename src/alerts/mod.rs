@@ -1,5 +1,5 @@
-//! Alert rules: rule validation (`rules`), storing and reading them (`service`), judging and
-//! firing them and the worker job (`evaluate`), sending a firing's e-mail and webhook message
+//! Alert rules: rule validation (`rules`), storing and reading them (`service`), judging their
+//! figures (`judge`), reading and firing them and the worker job (`evaluate`), sending a firing's e-mail and webhook message
 //! (`deliver`), and their endpoints. The metric series they compare come from the `metrics`
 //! feature.
 use crate::state::AppState;
@@ -8,6 +8,7 @@ pub mod dashboard_api;
 pub mod deliver;
 pub mod error;
 pub mod evaluate;
+pub mod judge;
 pub mod rules;
 pub mod service;
 

@@ -16,8 +16,8 @@
 //! index: a handful of index probes per player. The second costs the players, not their
 //! events; `step_counts` picks whichever reads fewer rows, from the hour counts of the steps
 //! and the number of players (docs/funnels.md).
-use super::service::Mode;
 use crate::query::{epoch_seconds, Params};
+use crate::words::FunnelMode as Mode;
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DbErr, Statement};
 use uuid::Uuid;

@@ -270,7 +270,7 @@ impl LeaderboardsApi {
         )
         .await?;
         if let Some((key, version)) = &cached {
-            if let Some(page) = super::pages::pages(state).get(key, version) {
+            if let Some(page) = pages(state).get(key, version) {
                 return Ok(page);
             }
         }
@@ -293,7 +293,7 @@ impl LeaderboardsApi {
             entries: page.entries.into_iter().map(entry_view).collect(),
         });
         if let Some((key, version)) = cached {
-            super::pages::pages(state).put(key, version, rendered.clone());
+            pages(state).put(key, version, rendered.clone());
         }
         Ok(rendered)
     }
@@ -344,4 +344,9 @@ impl LeaderboardsApi {
             entries: found.entries.into_iter().map(entry_view).collect(),
         }))
     }
+}
+
+/// This node's rendered pages.
+fn pages(state: &AppState) -> &super::pages::PageCache<LeaderboardPage> {
+    &state.parts.pages
 }
