@@ -1,7 +1,7 @@
 //! Achievement routes of the game side (API key): `GET /v1/achievements` and
 //! `POST /v1/achievements/unlock`.
 use super::service::{self, PlayerCounts, HIDDEN_TEXT};
-use crate::player::PlayerId;
+use crate::player_id::PlayerId;
 use crate::{
     auth::ApiKeyAuth,
     error::ApiError,

@@ -36,8 +36,8 @@ pub enum AchievementError {
     Store(#[from] sea_orm::DbErr),
 }
 
-impl From<crate::player::InvalidPlayerId> for AchievementError {
-    fn from(error: crate::player::InvalidPlayerId) -> Self {
+impl From<crate::player_id::InvalidPlayerId> for AchievementError {
+    fn from(error: crate::player_id::InvalidPlayerId) -> Self {
         Self::Invalid(error.to_string())
     }
 }

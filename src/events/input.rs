@@ -2,7 +2,7 @@
 //! each checked field by field. Code behind `IncomingEvent` trusts it.
 use crate::{
     error::ApiError,
-    player::{InvalidPlayerId, PlayerId},
+    player_id::{InvalidPlayerId, PlayerId},
 };
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde_json::{Map, Value};
@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 pub const MAX_BATCH: usize = 100;
 /// `event_name` length in characters.
 pub const MAX_EVENT_NAME_CHARS: usize = 128;
-/// `session_id` length in characters (`player_id` follows `crate::player`'s rule).
+/// `session_id` length in characters (`player_id` follows `crate::player_id`'s rule).
 pub const MAX_ID_CHARS: usize = 128;
 /// `event_id` length in characters.
 pub const MAX_EVENT_ID_CHARS: usize = 64;
@@ -193,7 +193,7 @@ fn player_id(value: Option<Value>) -> Result<Option<PlayerId>, InvalidEvent> {
     }
 }
 
-/// The player, by the one rule (and in the words) of every route: `crate::player`.
+/// The player, by the one rule (and in the words) of every route: `crate::player_id`.
 pub fn parse_player_id(text: &str) -> Result<PlayerId, InvalidEvent> {
     Ok(PlayerId::parse(text)?)
 }

@@ -7,7 +7,7 @@
 //! indexed already, so these reads add no index to the table every event is written to. An
 //! event sent late with an old `client_timestamp` takes its place in time, not the top.
 use super::{input, EventError};
-use crate::{aggregates::hour_of, player::PlayerId, query::Params, store::Db};
+use crate::{aggregates::hour_of, player_id::PlayerId, query::Params, store::Db};
 use chrono::{DateTime, Utc};
 use entity::events;
 use sea_orm::{

@@ -9,7 +9,7 @@ use super::{
 use crate::{
     auth::api_key::KeyContext,
     games::service::monthly_quota,
-    player::PlayerId,
+    player_id::PlayerId,
     state::AppState,
     telemetry::{self, Refusal},
     words::EventValidation,

@@ -41,7 +41,7 @@ impl BoardName {
     }
 }
 
-pub use crate::player::PlayerId;
+pub use crate::player_id::PlayerId;
 
 pub use crate::words::ScoreOrder;
 

@@ -31,8 +31,8 @@ impl From<crate::words::InvalidWord> for LeaderboardError {
     }
 }
 
-impl From<crate::player::InvalidPlayerId> for LeaderboardError {
-    fn from(error: crate::player::InvalidPlayerId) -> Self {
+impl From<crate::player_id::InvalidPlayerId> for LeaderboardError {
+    fn from(error: crate::player_id::InvalidPlayerId) -> Self {
         Self::invalid(error.to_string())
     }
 }

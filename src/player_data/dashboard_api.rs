@@ -9,7 +9,7 @@ use crate::{
     auth::BearerAuth,
     games::{access::Role, require_role},
     http::{timestamp, ApiTags},
-    player::PlayerId,
+    player_id::PlayerId,
     state::AppState,
 };
 use poem_openapi::{

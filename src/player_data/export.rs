@@ -3,7 +3,7 @@
 //! the server one batch of memory. A storage failure midway ends the body early (the
 //! document is then incomplete JSON, which a client notices), and is logged.
 use super::service::{self, PlayerRecords};
-use crate::{player::PlayerId, store::Db};
+use crate::{player_id::PlayerId, store::Db};
 use bytes::Bytes;
 use futures_util::{stream, Stream, StreamExt};
 use poem::{IntoResponse, Response};

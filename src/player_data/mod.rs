@@ -22,7 +22,7 @@ pub fn apis(state: &AppState) -> impl poem_openapi::OpenApi {
 #[derive(Debug, thiserror::Error)]
 pub enum PlayerDataError {
     #[error(transparent)]
-    InvalidPlayerId(#[from] crate::player::InvalidPlayerId),
+    InvalidPlayerId(#[from] crate::player_id::InvalidPlayerId),
     #[error("limit must be 1 to 100")]
     InvalidLimit,
     #[error(transparent)]

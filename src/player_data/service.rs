@@ -3,7 +3,7 @@
 //! feature's subject), and the hot store's leaderboards and presence.
 use super::PlayerDataError;
 use crate::{
-    http::timestamp, leaderboards::boards::Board, player::PlayerId,
+    http::timestamp, leaderboards::boards::Board, player_id::PlayerId,
     presence::feed::cleared_message, state::AppState, store::Db,
 };
 use entity::{

@@ -3,7 +3,7 @@
 use super::service::{
     self, parse_activity, parse_details, parse_page, parse_session_id, parse_status, PresenceError,
 };
-use crate::player::PlayerId;
+use crate::player_id::PlayerId;
 use crate::words::{PresenceStatus, Word};
 use crate::{
     auth::ApiKeyAuth,

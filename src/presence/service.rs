@@ -22,7 +22,7 @@ const OFFLINE_CHECK_BATCH: usize = 1000;
 #[derive(Debug, thiserror::Error)]
 pub enum PresenceError {
     #[error(transparent)]
-    PlayerId(#[from] crate::player::InvalidPlayerId),
+    PlayerId(#[from] crate::player_id::InvalidPlayerId),
     #[error("session_id must be at most 128 characters")]
     SessionId,
     #[error("activity must be 1 to 256 characters")]

@@ -22,7 +22,7 @@ pub const MAX_SLOT_CHARS: usize = 64;
 #[derive(Debug, thiserror::Error)]
 pub enum SaveError {
     #[error(transparent)]
-    InvalidPlayerId(#[from] crate::player::InvalidPlayerId),
+    InvalidPlayerId(#[from] crate::player_id::InvalidPlayerId),
     #[error("slot must be 1 to 64 characters: letters, digits and _ - .")]
     InvalidSlot,
     #[error("data is required")]
@@ -51,7 +51,7 @@ crate::error::answers!(SaveError as error {
     }
 });
 
-pub use crate::player::PlayerId;
+pub use crate::player_id::PlayerId;
 
 /// A slot name: 1 to 64 of ASCII letters, digits and `_ - .`, not only dots.
 #[derive(Debug, Clone)]
