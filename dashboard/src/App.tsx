@@ -19,6 +19,7 @@ if (/^\/games\/[^/]+\/?$/.test(window.location.pathname)) void loadOverview();
 
 const Games = lazy(() => import('./views/games/GameList'));
 const Overview = lazy(loadOverview);
+const Retention = lazy(() => import('./views/retention'));
 const Events = lazy(() => import('./views/events'));
 const Leaderboards = lazy(() => import('./views/leaderboards'));
 const Achievements = lazy(() => import('./views/achievements'));
@@ -67,6 +68,7 @@ export function App() {
             <Route path="admin" element={<Page><Admin /></Page>} />
             <Route path="games/:gameId" element={<GameShell />}>
               <Route index element={<Page><Overview /></Page>} />
+              <Route path="retention" element={<Page><Retention /></Page>} />
               <Route path="events/*" element={<Page><Events /></Page>} />
               <Route path="leaderboards/*" element={<Page><Leaderboards /></Page>} />
               <Route path="achievements/*" element={<Page><Achievements /></Page>} />

@@ -11,6 +11,7 @@ export const GAMES_CHANGED = 'playtrace:games-changed';
 
 export const GAME_SECTIONS: { path: string; label: string }[] = [
   { path: '', label: 'Overview' },
+  { path: 'retention', label: 'Retention' },
   { path: 'events', label: 'Events' },
   { path: 'leaderboards', label: 'Leaderboards' },
   { path: 'achievements', label: 'Achievements' },

@@ -1,5 +1,6 @@
 //! Strings whose OpenAPI schema says more than "string": timestamps (`format: date-time`), so
-//! generated clients get a date type. The fixed sets of words are enums of `crate::words`.
+//! generated clients get a date type; array items that may be null (`Nullable`). The fixed
+//! sets of words are enums of `crate::words`.
 use chrono::{DateTime, Utc};
 use poem_openapi::{
     registry::{MetaSchema, MetaSchemaRef, Registry},
@@ -89,5 +90,69 @@ string_type!(
 impl From<DateTime<Utc>> for Timestamp {
     fn from(at: DateTime<Utc>) -> Self {
         Self(super::timestamp(at))
+    }
+}
+
+/// A value that may be null where `Option` cannot say so: as an array item (`Vec<Option<T>>`
+/// gives items without `nullable`, so generated clients would not expect the nulls).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Nullable<T>(pub Option<T>);
+
+impl<T: Type> Type for Nullable<T> {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = T::RawValueType;
+    type RawElementValueType = T::RawElementValueType;
+
+    fn name() -> Cow<'static, str> {
+        format!("nullable_{}", T::name()).into()
+    }
+    fn schema_ref() -> MetaSchemaRef {
+        let schema = match T::schema_ref() {
+            MetaSchemaRef::Inline(schema) => *schema,
+            reference => MetaSchema {
+                all_of: vec![reference],
+                ..MetaSchema::ANY
+            },
+        };
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            nullable: true,
+            ..schema
+        }))
+    }
+    fn register(registry: &mut Registry) {
+        T::register(registry)
+    }
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        self.0.as_ref().and_then(Type::as_raw_value)
+    }
+    fn raw_element_iter<'a>(
+        &'a self,
+    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        match &self.0 {
+            Some(value) => value.raw_element_iter(),
+            None => Box::new(std::iter::empty()),
+        }
+    }
+}
+
+impl<T: ParseFromJSON> ParseFromJSON for Nullable<T> {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        match value {
+            None | Some(Value::Null) => Ok(Self(None)),
+            value => T::parse_from_json(value)
+                .map(|value| Self(Some(value)))
+                .map_err(|error| error.propagate()),
+        }
+    }
+}
+
+impl<T: ToJSON> ToJSON for Nullable<T> {
+    fn to_json(&self) -> Option<Value> {
+        Some(
+            self.0
+                .as_ref()
+                .and_then(ToJSON::to_json)
+                .unwrap_or(Value::Null),
+        )
     }
 }

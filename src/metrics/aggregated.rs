@@ -239,36 +239,54 @@ async fn cohorts(
     buckets: Buckets,
     return_day: i64,
 ) -> Result<(Vec<i64>, Vec<i64>), DbErr> {
+    let counters = cohort_counters(db, scope, buckets, &[0, return_day]).await?;
+    Ok(counters
+        .into_iter()
+        .map(|counts| (counts[0].max(0), counts[1]))
+        .unzip())
+}
+
+/// Per day bucket (which must start at midnight): the cohort counters at `offsets` (0: users
+/// first seen that day; n: of them, users active again n days later), summed over the
+/// writer shards, in the order of `offsets`; 0 where there is no row. One range scan over
+/// the days' counters, so the cost is days × offsets.
+pub async fn cohort_counters(
+    db: &impl ConnectionTrait,
+    scope: &Scope,
+    buckets: Buckets,
+    offsets: &[i64],
+) -> Result<Vec<Vec<i64>>, DbErr> {
     let first_day = whole_days(buckets)?;
     let mut p = Params::default();
     let game = p.bind(scope.game_id);
     let scope_name = p.bind(scope_of(scope.environment.as_deref()).to_string());
     let from = p.bind(first_day);
     let to = p.bind(first_day + buckets.count as i64);
+    let wanted = offsets
+        .iter()
+        .map(|offset| p.bind(*offset))
+        .collect::<Vec<_>>()
+        .join(", ");
     let sql = format!(
         "SELECT cohort_day, CAST(day_offset AS BIGINT) AS day_offset, \
          CAST(SUM(users) AS BIGINT) AS users FROM analytics_cohorts \
          WHERE game_id = {game} AND scope = {scope_name} AND cohort_day >= {from} \
-         AND cohort_day < {to} AND day_offset IN (0, {return_day}) GROUP BY 1, 2"
+         AND cohort_day < {to} AND day_offset IN ({wanted}) GROUP BY 1, 2"
     );
-    let mut sizes = vec![0i64; buckets.count];
-    let mut retained = vec![0i64; buckets.count];
+    let mut counters = vec![vec![0i64; offsets.len()]; buckets.count];
     for row in query(db, sql, p).await? {
         let day: i64 = row.try_get("", "cohort_day")?;
         let offset: i64 = row.try_get("", "day_offset")?;
         let users: i64 = row.try_get("", "users")?;
-        if let Some(index) = usize::try_from(day - first_day)
+        let day_counters = usize::try_from(day - first_day)
             .ok()
-            .filter(|i| *i < buckets.count)
-        {
-            if offset == 0 {
-                sizes[index] = users.max(0);
-            } else {
-                retained[index] = users;
-            }
+            .and_then(|index| counters.get_mut(index));
+        let position = offsets.iter().position(|wanted| *wanted == offset);
+        if let (Some(day_counters), Some(position)) = (day_counters, position) {
+            day_counters[position] = users;
         }
     }
-    Ok((sizes, retained))
+    Ok(counters)
 }
 
 /// Distinct paying users per day, from the counts kept at ingest (span `paying_day`).

@@ -38,5 +38,6 @@ mod players;
 mod presence;
 mod proxy;
 mod retention;
+mod retention_grid;
 mod saves;
 mod text_input;

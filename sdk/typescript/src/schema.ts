@@ -1026,6 +1026,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The retention grid (any member): for each day from `from` to `to` (UTC days
+         *     `YYYY-MM-DD`, inclusive; default the 30 days up to today; at most 366), the users first
+         *     seen that day and, for days 1 to 30 after it, how many of them were active again and
+         *     what percent of the cohort that is. A cell whose day has not ended yet is null, so the
+         *     grid is a triangle. `environment`: only users of `development` or `production` keys.
+         */
+        get: operations["getRetentionGrid"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/saves/{player_id}": {
         parameters: {
             query?: never;
@@ -2376,6 +2399,51 @@ export interface components {
         };
         /** @enum {string} */
         ResetPeriod: "daily" | "weekly" | "monthly" | "all_time";
+        /**
+         * RetentionCohort
+         * @description One row of the grid: the users first seen on a day and how many came back.
+         */
+        RetentionCohort: {
+            /**
+             * Format: uint64
+             * @description Users first seen that day.
+             */
+            cohort_size: number;
+            /**
+             * Format: uint32
+             * @description How many of days 1 to 30 have ended: the cells after it are not complete yet (null).
+             */
+            complete_days: number;
+            /** @description The cohort's day (UTC), `YYYY-MM-DD`: its users' first day seen. */
+            day: string;
+            /**
+             * @description Item n-1 is day n: `returned` as a percent of `cohort_size`; null while day n has not
+             *     ended, and for an empty cohort.
+             */
+            retention: (number | null)[];
+            /**
+             * @description Item n-1 is day n (1 to 30): the users of the cohort active again n days later; null
+             *     while day n has not ended.
+             */
+            returned: (number | null)[];
+        };
+        /**
+         * RetentionGrid
+         * @description The retention grid of a range of cohort days (a triangle: later cohorts have fewer
+         *     complete days).
+         */
+        RetentionGrid: {
+            /** @description Every day of the range, oldest first, empty cohorts included. */
+            cohorts: components["schemas"]["RetentionCohort"][];
+            environment?: components["schemas"]["Environment"] | null;
+            from: string;
+            /**
+             * Format: uint32
+             * @description The return days each row's arrays cover: 1 to this (30).
+             */
+            return_days: number;
+            to: string;
+        };
         /** @enum {string} */
         Role: "owner" | "editor" | "viewer";
         /** Save */
@@ -9484,6 +9552,97 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Erased"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRetentionGrid: {
+        parameters: {
+            query?: {
+                /** @description First cohort day, `YYYY-MM-DD` (UTC). */
+                from?: string;
+                /** @description Last cohort day, `YYYY-MM-DD` (UTC). */
+                to?: string;
+                /** @description Only events sent with `development` or `production` keys (default: both). */
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["RetentionGrid"];
                 };
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */

@@ -1,6 +1,7 @@
-// A game's front page: this month's quota, the range's totals and charts of events, active
-// users, revenue, crashes and errors and day-7 retention. Every read starts at once, in
-// parallel, and each card shows its own loading state, so the frame paints immediately.
+// A game's front page: this month's quota, the KPI tiles (each against the previous period),
+// the range's totals and charts of events, active users, revenue, crashes and errors and
+// day-7 retention. Every read starts at once, in parallel, and each card shows its own
+// loading state, so the frame paints immediately.
 import { useMemo, useState, type ReactNode } from 'react';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useGame } from '../../GameShell';
@@ -10,6 +11,7 @@ import { formatDay, formatHour, formatMoney, formatNumber, formatPercent, rangeB
 import { useLoad, type Loaded } from '../../ui/useLoad';
 import { EnvironmentPicker, environmentQuery, readEnvironment, readRange, useQueryState, type Environment } from './shared';
 import { GettingStarted } from './GettingStarted';
+import { KpiTiles, useKpis } from './KpiTiles';
 import { QuotaCard } from './QuotaCard';
 import './overview.css';
 
@@ -81,9 +83,11 @@ export default function Overview() {
   const crashes = useMetric(gameId, 'crashes', bounds, bucket, environment, round);
   const logErrors = useMetric(gameId, 'log_errors', bounds, bucket, environment, round);
   const retention = useMetric(gameId, 'retention_d7', bounds, 'day', environment, round);
+  const days = RANGES.find((r) => r.key === range)?.days ?? 7;
+  const kpis = useKpis(gameId, to, days, environment, round);
 
   const noEventsEver = anyEvent.data !== undefined && anyEvent.data.events.length === 0;
-  const refreshing = [usage, anyEvent, events, active, revenue, crashes, logErrors, retention].some((s) => s.loading);
+  const refreshing = [usage, anyEvent, events, active, revenue, crashes, logErrors, retention, kpis].some((s) => s.loading);
 
   return (
     <>
@@ -118,24 +122,16 @@ export default function Overview() {
         <GettingStarted gameId={gameId} />
       ) : (
         <>
-          <div className="stats overview-stats" role="group" aria-label="Totals">
+          <KpiTiles kpis={kpis} days={days} to={to} />
+          <div className="stats overview-stats overview-totals" role="group" aria-label="Totals">
             <Stat label="Events" state={events}>
               {(s) => formatNumber(s.total ?? sum(s))}
-            </Stat>
-            <Stat label={bucket === 'hour' ? 'Peak hourly users' : 'Peak daily users'} state={active}>
-              {(s) => formatNumber(Math.max(0, ...s.points.map((p) => p.value ?? 0)))}
-            </Stat>
-            <Stat label="Revenue" state={revenue}>
-              {(s) => formatMoney(s.total ?? sum(s))}
             </Stat>
             <Stat label="Crashes" state={crashes}>
               {(s) => formatNumber(s.total ?? sum(s))}
             </Stat>
             <Stat label="Log errors" state={logErrors}>
               {(s) => formatNumber(s.total ?? sum(s))}
-            </Stat>
-            <Stat label="Day-7 retention" state={retention}>
-              {(s) => formatPercent(weightedRetention(s))}
             </Stat>
           </div>
 
@@ -169,18 +165,6 @@ function values(s: Series_): (number | null)[] {
 
 function sum(s: Series_): number {
   return s.points.reduce((total, p) => total + (p.value ?? 0), 0);
-}
-
-/** Retention over the complete cohorts of the range, weighted by cohort size; null when none. */
-function weightedRetention(s: Series_): number | null {
-  let retained = 0;
-  let cohort = 0;
-  for (const p of s.points) {
-    if (p.value === undefined || p.value === null || !p.cohort_size) continue;
-    retained += (p.value * p.cohort_size) / 100;
-    cohort += p.cohort_size;
-  }
-  return cohort === 0 ? null : (retained / cohort) * 100;
 }
 
 function Stat({ label, state, children }: { label: string; state: Loaded<Series_>; children: (data: Series_) => ReactNode }) {
