@@ -12,6 +12,7 @@ pub mod recent_api;
 pub mod retention;
 pub mod schemas;
 pub mod service;
+pub mod standard;
 pub mod usage_api;
 pub mod writer;
 
