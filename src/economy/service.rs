@@ -35,8 +35,9 @@ pub struct Currency {
 }
 
 impl Currency {
+    /// The flows' amounts added up (0 for none: `Sum` of no floats is -0, which reads "-0").
     pub fn total(flows: &[ItemFlow]) -> f64 {
-        flows.iter().map(|flow| flow.amount).sum()
+        flows.iter().fold(0.0, |total, flow| total + flow.amount)
     }
 }
 
