@@ -372,3 +372,70 @@ async fn bad_progression_and_resource_events_warn_or_are_refused_and_never_count
         (json!(3.0), json!(0.0))
     );
 }
+
+#[tokio::test]
+async fn retention_and_game_deletion_take_the_steps_and_flows_with_the_events() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let start = |days| {
+        event(
+            &app,
+            "progression",
+            days,
+            json!({ "status": "start", "level1": format!("day {days}") }),
+        )
+    };
+    let gold = |days| {
+        event(
+            &app,
+            "resource",
+            days,
+            json!({ "flow": "source", "currency": format!("gold {days}"), "amount": 1 }),
+        )
+    };
+    app.game(Method::POST, "/v1/track", &key)
+        .json(&json!([start(20), gold(20), start(1), gold(1)]))
+        .expect_status(202)
+        .await;
+    app.dashboard(Method::PATCH, &format!("/v1/games/{game_id}"), &token)
+        .json(&json!({ "retention_days": 12 }))
+        .expect_status(200)
+        .await;
+    playtrace::events::retention::delete_expired_events(&app.state)
+        .await
+        .unwrap();
+
+    let progression = report(&app, &token, &game_id, "progression", "").await;
+    assert_eq!(
+        steps(&progression),
+        [(levels(&["day 1"]), 1, 0, 0, Value::Null, Value::Null)]
+    );
+    let economy = report(&app, &token, &game_id, "economy", "").await;
+    assert_eq!(economy["currencies"][0]["currency"], "gold 1");
+    assert_eq!(
+        economy["currencies"].as_array().unwrap().len(),
+        1,
+        "{economy}"
+    );
+
+    app.dashboard(Method::DELETE, &format!("/v1/games/{game_id}"), &token)
+        .expect_status(204)
+        .await;
+    for table in ["analytics_progression_days", "analytics_resource_days"] {
+        let db = &app.state.db;
+        let left = sea_orm::ConnectionTrait::query_one_raw(
+            db,
+            sea_orm::Statement::from_sql_and_values(
+                sea_orm::ConnectionTrait::get_database_backend(db),
+                format!("SELECT CAST(COUNT(*) AS BIGINT) AS n FROM {table} WHERE game_id = $1"),
+                [game_id.parse::<uuid::Uuid>().unwrap().into()],
+            ),
+        )
+        .await
+        .unwrap()
+        .unwrap()
+        .try_get::<i64>("", "n")
+        .unwrap();
+        assert_eq!(left, 0, "{table} keeps nothing of a deleted game");
+    }
+}
