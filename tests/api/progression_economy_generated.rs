@@ -230,3 +230,97 @@ async fn the_reports_equal_the_stored_events_on_generated_data_and_after_a_rebui
         .unwrap();
     check(5, 0).await;
 }
+
+/// The `sessions` metric of the last 7 days, as the dashboard reads it.
+async fn sessions(app: &TestApp, token: &str, game_id: &str) -> Value {
+    let series = app
+        .dashboard(
+            Method::GET,
+            &format!(
+                "/v1/games/{game_id}/metrics?metric=sessions&from={}",
+                app.state.now().date_naive() - Duration::days(6)
+            ),
+            token,
+        )
+        .expect_status(200)
+        .await;
+    series["points"].clone()
+}
+
+#[tokio::test]
+async fn the_migration_counts_the_stored_progression_and_resource_events_again() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let (other_game, other_key) = {
+        let game = app.create_game(&token).await;
+        let key = app.create_key(&token, &game, "development").await;
+        (game, key)
+    };
+    app.game(Method::POST, "/v1/track", &key)
+        .json(&json!([
+            event(
+                &app,
+                "progression",
+                2,
+                json!({ "status": "complete", "level1": "w1", "attempt": 3 })
+            ),
+            event(
+                &app,
+                "resource",
+                2,
+                json!({ "flow": "sink", "currency": "gold", "amount": 7 })
+            ),
+            event(&app, "session_start", 1, json!({})),
+        ]))
+        .expect_status(202)
+        .await;
+    app.game(Method::POST, "/v1/track", &other_key)
+        .json(&json!([event(&app, "crash", 1, json!({}))]))
+        .expect_status(202)
+        .await;
+    let read = |game: String| {
+        let (app, token) = (&app, &token);
+        async move {
+            let progression = report(app, token, &game, "progression", "").await;
+            let economy = report(app, token, &game, "economy", "").await;
+            (
+                progression["steps"].clone(),
+                economy["currencies"].clone(),
+                sessions(app, token, &game).await,
+            )
+        }
+    };
+    let before = read(game_id.clone()).await;
+    let other_before = read(other_game.clone()).await;
+    assert_eq!(before.0.as_array().unwrap().len(), 1);
+
+    // As when upgrading: the migration runs on a store whose events were counted without it.
+    let db = &app.state.db;
+    use migration::MigratorTrait;
+    migration::Migrator::down(db, Some(1)).await.unwrap();
+    migration::Migrator::up(db, None).await.unwrap();
+    let queued = |game: &str| playtrace::aggregates::backfill::is_queued(db, game.parse().unwrap());
+    assert!(
+        queued(&game_id).await.unwrap(),
+        "a game with progression or resource events is counted again"
+    );
+    assert!(
+        !queued(&other_game).await.unwrap(),
+        "a game without them is left alone"
+    );
+    assert_eq!(
+        read(game_id.clone()).await.0,
+        json!([]),
+        "cleared until the backfill has counted it"
+    );
+
+    playtrace::aggregates::backfill::run_to_end(db, std::time::Duration::ZERO)
+        .await
+        .unwrap();
+    assert_eq!(
+        read(game_id).await,
+        before,
+        "every aggregate counted once again, sessions included"
+    );
+    assert_eq!(read(other_game).await, other_before);
+}
