@@ -11,7 +11,9 @@
 //!    that concurrent writers of the same player take turns, and the retention cohorts follow:
 //!    a new player joins the cohort of its first day, a return 1 to 30 days after the first
 //!    day counts for that cohort, and a late event that moves a player's first day earlier
-//!    moves the player and its returns to the earlier cohort.
+//!    moves the player and its returns to the earlier cohort;
+//! 4. sessions (`analytics_sessions` and their day counts), and the progression steps and
+//!    resource flows per day (`super::standard`).
 //!
 //! Every statement's rows are sorted, so concurrent writers lock shared rows in one order.
 use super::{
