@@ -57,6 +57,7 @@ pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, (
         crate::saves::apis(state),
         crate::players::apis(state),
         crate::player_data::apis(state),
+        (crate::progression::apis(state), crate::economy::apis(state)),
     );
     OpenApiService::new(apis, "playtrace", env!("CARGO_PKG_VERSION"))
         .description("Game analytics and live-ops backend: events, leaderboards, achievements, presence, funnels, alerts.")

@@ -115,3 +115,56 @@ pub fn midnight(day: NaiveDate) -> DateTime<Utc> {
 pub fn round2(value: f64) -> f64 {
     (value * 100.0).round() / 100.0
 }
+
+/// The rows of `SELECT {columns} FROM {table} WHERE ... GROUP BY {group_by}` over a game's
+/// per-day aggregate rows (a `day` column of whole days since the epoch and an `environment`
+/// column) in the days `from..=to`, of one environment or all. `columns`, `table` and
+/// `group_by` are the caller's constants, never outside text.
+pub async fn day_rows(
+    db: &impl sea_orm::ConnectionTrait,
+    (columns, table, group_by): (&str, &str, &str),
+    game_id: uuid::Uuid,
+    environment: Option<&str>,
+    (from, to): (NaiveDate, NaiveDate),
+) -> Result<Vec<sea_orm::QueryResult>, sea_orm::DbErr> {
+    let mut p = Params::default();
+    let day = |date: NaiveDate| midnight(date).timestamp().div_euclid(86_400);
+    let mut filter = format!(
+        "game_id = {} AND day >= {} AND day <= {}",
+        p.bind(game_id),
+        p.bind(day(from)),
+        p.bind(day(to))
+    );
+    if let Some(environment) = environment {
+        filter.push_str(&format!(
+            " AND environment = {}",
+            p.bind(environment.to_string())
+        ));
+    }
+    let sql = format!("SELECT {columns} FROM {table} WHERE {filter} GROUP BY {group_by}");
+    db.query_all_raw(sea_orm::Statement::from_sql_and_values(
+        db.get_database_backend(),
+        sql,
+        p.0,
+    ))
+    .await
+}
+
+/// The days and environment of a report over whole UTC days from its `from`, `to` and
+/// `environment` query values: the 30 days up to today by default, at most 366.
+pub fn report_days(
+    from: &Option<String>,
+    to: &Option<String>,
+    environment: &Option<String>,
+    now: DateTime<Utc>,
+) -> Result<(NaiveDate, NaiveDate, Option<Environment>), QueryError> {
+    let environment = parse_optional_environment(environment.as_deref())?;
+    let (from, to) = day_range(
+        from.as_deref(),
+        to.as_deref(),
+        now.date_naive(),
+        DEFAULT_DAYS,
+        MAX_DAYS,
+    )?;
+    Ok((from, to, environment))
+}

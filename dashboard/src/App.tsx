@@ -25,6 +25,8 @@ const Leaderboards = lazy(() => import('./views/leaderboards'));
 const Achievements = lazy(() => import('./views/achievements'));
 const Presence = lazy(() => import('./views/presence'));
 const Funnels = lazy(() => import('./views/funnels'));
+const Progression = lazy(() => import('./views/progression'));
+const Economy = lazy(() => import('./views/economy'));
 const Alerts = lazy(() => import('./views/alerts'));
 const RemoteConfig = lazy(() => import('./views/config'));
 const Saves = lazy(() => import('./views/saves'));
@@ -74,6 +76,8 @@ export function App() {
               <Route path="achievements/*" element={<Page><Achievements /></Page>} />
               <Route path="presence" element={<Page><Presence /></Page>} />
               <Route path="funnels/*" element={<Page><Funnels /></Page>} />
+              <Route path="progression" element={<Page><Progression /></Page>} />
+              <Route path="economy" element={<Page><Economy /></Page>} />
               <Route path="alerts/*" element={<Page><Alerts /></Page>} />
               <Route path="config" element={<Page><RemoteConfig /></Page>} />
               <Route path="saves" element={<Page><Saves /></Page>} />

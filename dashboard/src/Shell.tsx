@@ -17,6 +17,8 @@ export const GAME_SECTIONS: { path: string; label: string }[] = [
   { path: 'achievements', label: 'Achievements' },
   { path: 'presence', label: 'Presence' },
   { path: 'funnels', label: 'Funnels' },
+  { path: 'progression', label: 'Progression' },
+  { path: 'economy', label: 'Economy' },
   { path: 'alerts', label: 'Alerts' },
   { path: 'config', label: 'Remote config' },
   { path: 'saves', label: 'Cloud saves' },

@@ -1,7 +1,8 @@
 -- wrk script for scripts/bench-analytics: POST /v1/track with batches of 100 events shaped like
 -- a live game's, client_timestamp spread over the 29 days before now. A tenth of each day's
 -- events come from players new that day, a quarter from players who were new in the week
--- before, the rest from a fixed base of regulars. Each thread stops sending after its share
+-- before, the rest from a fixed base of regulars. Since issue 26, 7% are `progression` events (about
+-- 300 steps) and 5% `resource` events (2 currencies, 4 item types), taken from `ad_view`. Each thread stops sending after its share
 -- of PT_REQUESTS requests (wrk itself runs until its duration ends). Needs PT_KEY (the API key), PT_REQUESTS and PT_THREADS (wrk's -t).
 local key = os.getenv("PT_KEY")
 local total = tonumber(os.getenv("PT_REQUESTS"))
@@ -21,9 +22,14 @@ end
 
 local names = {
   {0.25, "session_start"}, {0.45, "level_start"}, {0.60, "level_complete"},
-  {0.70, "store_open"}, {0.73, "purchase"}, {0.75, "crash"}, {0.85, "log"}, {1.01, "ad_view"},
+  {0.70, "store_open"}, {0.73, "purchase"}, {0.75, "crash"}, {0.85, "log"},
+  {0.92, "progression"}, {0.97, "resource"}, {1.01, "ad_view"},
 }
 local levels = {"error", "warning", "info", "info"}
+local statuses = {"start", "start", "complete", "fail"}
+local flows = {"source", "sink"}
+local currencies = {"gold", "gems"}
+local item_types = {"shop", "reward", "quest", "ad"}
 
 local function player_of(day)
   local roll = math.random()
@@ -48,6 +54,15 @@ local function one_event(now)
     properties = string.format('{"amount":%.2f}', ({0.99, 4.99, 9.99})[math.random(1, 3)])
   elseif name == "log" then
     properties = string.format('{"level":"%s"}', levels[math.random(1, 4)])
+  elseif name == "progression" then
+    -- 10 worlds of 20 levels, some with a boss stage: about 300 steps.
+    local stage = math.random() < 0.2 and ',"level3":"boss"' or ""
+    properties = string.format('{"status":"%s","level1":"world %d","level2":"level %d"%s,"attempt":%d}',
+      statuses[math.random(1, 4)], math.random(1, 10), math.random(1, 20), stage, math.random(1, 4))
+  elseif name == "resource" then
+    properties = string.format('{"flow":"%s","currency":"%s","amount":%d,"item_type":"%s","item_id":"i%d"}',
+      flows[math.random(1, 2)], currencies[math.random(1, 2)], math.random(1, 500),
+      item_types[math.random(1, 4)], math.random(1, 50))
   end
   return string.format(
     '{"event_name":"%s","session_id":"s-%s-%d","player_id":"%s","properties":%s,"client_timestamp":"%s"}',

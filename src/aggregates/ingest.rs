@@ -11,10 +11,14 @@
 //!    that concurrent writers of the same player take turns, and the retention cohorts follow:
 //!    a new player joins the cohort of its first day, a return 1 to 30 days after the first
 //!    day counts for that cohort, and a late event that moves a player's first day earlier
-//!    moves the player and its returns to the earlier cohort.
+//!    moves the player and its returns to the earlier cohort;
+//! 4. sessions (`analytics_sessions` and their day counts), and the progression steps and
+//!    resource flows per day (`super::standard`).
 //!
 //! Every statement's rows are sorted, so concurrent writers lock shared rows in one order.
-use super::{day_of, hour_of, tx::Row, Tx, ALL_ENVIRONMENTS, MAX_RETURN_DAY, SECONDS_PER_DAY};
+use super::{
+    day_of, hour_of, standard, tx::Row, Tx, ALL_ENVIRONMENTS, MAX_RETURN_DAY, SECONDS_PER_DAY,
+};
 
 const HOURS_PER_DAY: i64 = 24;
 use entity::events;
@@ -229,7 +233,7 @@ struct SessionDayRow<'a> {
     m: i64,
 }
 
-fn json<T: Serialize>(rows: &[T]) -> String {
+pub(super) fn json<T: Serialize>(rows: &[T]) -> String {
     serde_json::to_string(rows).expect("aggregate rows serialize")
 }
 
@@ -282,9 +286,12 @@ static AT_ONCE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
             .replace(" WHERE true", " WHERE NOT EXISTS (SELECT 1 FROM pending)")
     };
     format!(
-        "{AT_ONCE_PLAYERS}, sessions AS ({}), session_days AS ({}) {AT_ONCE_RESULT}",
+        "{AT_ONCE_PLAYERS}, sessions AS ({}), session_days AS ({}), progression AS ({}), \
+         resources AS ({}) {AT_ONCE_RESULT}",
         guarded(ADD_SESSIONS, "$6"),
-        SESSION_DAYS_AT_ONCE
+        SESSION_DAYS_AT_ONCE,
+        guarded(standard::ADD_PROGRESSION, "$7"),
+        guarded(standard::ADD_RESOURCES, "$8"),
     )
 });
 
@@ -366,6 +373,8 @@ async fn add_game_at_once(
         .bind(json(&grouped.hours))
         .bind(json(&grouped.paying))
         .bind(json(&grouped.sessions))
+        .bind(json(&grouped.standard.progression))
+        .bind(json(&grouped.standard.resources))
         .fetch_all(&mut *connection)
         .await
         .map_err(crate::store::pg::db_error)?;
@@ -398,9 +407,11 @@ pub async fn add_game(
         days,
         paying,
         sessions,
+        standard,
     } = group(rows);
     tx.execute(ADD_COUNTS, game_id, &json(&counts), Some(shard))
         .await?;
+    standard::add(tx, game_id, &standard, shard).await?;
     let changes: Vec<SessionChange> = tx
         .fetch_as(ADD_SESSIONS, game_id, Some(&json(&sessions)))
         .await?;
@@ -461,6 +472,8 @@ struct Grouped<'a> {
     paying: Vec<PlayerRow<'a>>,
     /// (scope, session), sorted.
     sessions: Vec<SessionRow<'a>>,
+    /// Progression steps and resource flows.
+    standard: standard::StandardRows<'a>,
 }
 
 /// One game's rows grouped as the aggregates key them: the hour counts, and the sorted
@@ -520,6 +533,7 @@ fn group<'a>(rows: &[&'a events::Model]) -> Grouped<'a> {
         days,
         paying,
         sessions,
+        standard: standard::group(rows),
     }
 }
 

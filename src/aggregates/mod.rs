@@ -1,12 +1,14 @@
 //! Analytics aggregates kept at ingest (`docs/analytics.md`): the event writer adds every
 //! stored event to per-hour counts, per-hour and per-day distinct active users, each player's
 //! first and last day, the retention cohorts, the distinct paying users per day and the
-//! sessions started per day with their lengths, in the transaction that stores the event.
+//! sessions started per day with their lengths, the progression steps and resource flows per
+//! day, in the transaction that stores the event.
 //! Metrics, event counts and alert evaluations read these, so their cost follows the buckets
 //! they show, not the events behind them. Raw events stay the source of truth: `backfill`
 //! rebuilds the aggregates from them.
 pub mod backfill;
 pub mod ingest;
+mod standard;
 mod tx;
 
 pub use tx::Tx;
@@ -35,8 +37,10 @@ pub fn scope_of(environment: Option<&str>) -> &str {
 }
 
 /// Every aggregate table, with the column that places its rows in time and the unit of it.
-const TABLES: [(&str, &str, i64); 9] = [
+const TABLES: [(&str, &str, i64); 11] = [
     ("analytics_event_counts", "hour", SECONDS_PER_HOUR),
+    ("analytics_progression_days", "day", SECONDS_PER_DAY),
+    ("analytics_resource_days", "day", SECONDS_PER_DAY),
     ("analytics_sessions", "day", SECONDS_PER_DAY),
     ("analytics_session_days", "day", SECONDS_PER_DAY),
     ("analytics_player_hours", "hour", SECONDS_PER_HOUR),

@@ -12,6 +12,7 @@ pub mod retention;
 pub mod schemas;
 pub mod schemas_api;
 pub mod service;
+pub mod standard;
 pub mod usage_api;
 pub mod writer;
 

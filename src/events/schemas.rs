@@ -211,7 +211,11 @@ impl GameSchemas {
     pub fn check(&self, events: &[IncomingEvent]) -> Vec<Violation> {
         let mut violations = Vec::new();
         for (index, event) in events.iter().enumerate() {
-            let Some(validator) = self.validators.get(&event.event_name) else {
+            let Some(validator) = self
+                .validators
+                .get(&event.event_name)
+                .or_else(|| STANDARD.get(event.event_name.as_str()))
+            else {
                 continue;
             };
             let properties = Value::Object(event.properties.clone());
@@ -229,6 +233,27 @@ impl GameSchemas {
     pub fn is_empty(&self) -> bool {
         self.validators.is_empty()
     }
+}
+
+/// The ready schemas of the standard event kinds (`super::standard`), which check a game's
+/// events of those names when it has not stored a schema of its own for them.
+static STANDARD: std::sync::LazyLock<HashMap<&'static str, Validator>> =
+    std::sync::LazyLock::new(|| {
+        [super::standard::PROGRESSION, super::standard::RESOURCE]
+            .into_iter()
+            .map(|name| {
+                let schema = super::standard::schema_of(name).expect("a standard event name");
+                (
+                    name,
+                    compile(&schema).expect("the standard schemas compile"),
+                )
+            })
+            .collect()
+    });
+
+/// Whether an event name has a ready schema that applies without one of the game's own.
+pub fn has_standard_schema(event_name: &str) -> bool {
+    STANDARD.contains_key(event_name)
 }
 
 /// Per-node cache of compiled schemas, per game.

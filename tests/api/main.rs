@@ -36,6 +36,8 @@ mod openapi;
 mod player_data;
 mod players;
 mod presence;
+mod progression_economy;
+mod progression_economy_generated;
 mod proxy;
 mod retention;
 mod retention_grid;

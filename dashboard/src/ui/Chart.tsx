@@ -20,6 +20,10 @@ export interface ChartProps {
   /** The heading of the figures table's first column (default: Step for horizontal bars, else Period). */
   categoryLabel?: string;
   height?: number;
+  /** Each series' colour, in order (default: the dashboard's palette). */
+  colours?: string[];
+  /** Name the series in a legend above the chart (for charts of several series). */
+  legend?: boolean;
 }
 
 const COLOURS = ['#4f46e5', '#0891b2', '#db2777', '#ca8a04', '#16a34a'];
@@ -34,14 +38,14 @@ function shorten(label: string): string {
 let registered: Promise<typeof import('chart.js')> | null = null;
 function chartJs() {
   registered ??= import('chart.js').then((module) => {
-    const { Chart, LineController, BarController, LineElement, BarElement, PointElement, CategoryScale, LinearScale, Tooltip, Filler } = module;
-    Chart.register(LineController, BarController, LineElement, BarElement, PointElement, CategoryScale, LinearScale, Tooltip, Filler);
+    const { Chart, LineController, BarController, LineElement, BarElement, PointElement, CategoryScale, LinearScale, Tooltip, Filler, Legend } = module;
+    Chart.register(LineController, BarController, LineElement, BarElement, PointElement, CategoryScale, LinearScale, Tooltip, Filler, Legend);
     return module;
   });
   return registered;
 }
 
-export function Chart({ title, kind, labels, series, format = (v) => (v === null ? '—' : String(v)), horizontal, categoryLabel, height = 220 }: ChartProps) {
+export function Chart({ title, kind, labels, series, format = (v) => (v === null ? '—' : String(v)), horizontal, categoryLabel, height = 220, colours = COLOURS, legend = false }: ChartProps) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const chart = useRef<ChartJs | null>(null);
   const [failed, setFailed] = useState(false);
@@ -59,8 +63,8 @@ export function Chart({ title, kind, labels, series, format = (v) => (v === null
             datasets: series.map((s, i) => ({
               label: s.label,
               data: s.values,
-              borderColor: COLOURS[i % COLOURS.length],
-              backgroundColor: kind === 'bar' ? COLOURS[i % COLOURS.length] : `${COLOURS[i % COLOURS.length]}22`,
+              borderColor: colours[i % colours.length],
+              backgroundColor: kind === 'bar' ? colours[i % colours.length] : `${colours[i % colours.length]}22`,
               fill: kind === 'line',
               tension: 0.25,
               pointRadius: labels.length > 40 ? 0 : 2,
@@ -72,7 +76,7 @@ export function Chart({ title, kind, labels, series, format = (v) => (v === null
             responsive: true,
             maintainAspectRatio: false,
             animation: false,
-            plugins: { legend: { display: false }, tooltip: { intersect: false, mode: 'index' } },
+            plugins: { legend: { display: legend, position: 'top', align: 'start', labels: { boxWidth: 12, boxHeight: 12 } }, tooltip: { intersect: false, mode: 'index' } },
             // Horizontal bars name every bar (shortened when long); elsewhere the category axis
             // thins its labels out, as dates and hours read fine with some skipped.
             scales: horizontal
@@ -103,7 +107,7 @@ export function Chart({ title, kind, labels, series, format = (v) => (v === null
     return () => {
       cancelled = true;
     };
-  }, [kind, labels, series, horizontal]);
+  }, [kind, labels, series, horizontal, colours, legend]);
 
   useEffect(() => () => chart.current?.destroy(), []);
 

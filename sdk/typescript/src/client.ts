@@ -8,6 +8,15 @@ import { eventId, uuid } from './ids.js';
 import { Persisted } from './persist.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
 import { SCORE_WINDOW_MS, ScoreThrottle, type ScoreOptions } from './scores.js';
+import {
+  progressionProperties,
+  resourceProperties,
+  type ProgressionLevels,
+  type ProgressionOptions,
+  type ProgressionStatus,
+  type ResourceFlow,
+  type ResourceOptions,
+} from './standard.js';
 import { PlayerSession, type PlayerAuth, type PlayerIdentity } from './session.js';
 import { memoryStorage, storageName, type StorageAdapter } from './storage.js';
 import { segment, Transport, type Fetch, type RequestOptions } from './transport.js';
@@ -244,6 +253,25 @@ export class Playtrace {
     if (playerId !== undefined) event.player_id = playerId;
     if (properties !== undefined) event.properties = properties;
     this.queue.add(event);
+  }
+
+  /**
+   * Tracks a `progression` event: a step of the game (one to three level names, outermost
+   * first) started, completed or failed, e.g.
+   * `trackProgression('complete', ['world 1', 'level 3'], { attempt: 2, score: 1200 })`.
+   * Throws a `TypeError` for what the service's progression schema refuses.
+   */
+  trackProgression(status: ProgressionStatus, levels: ProgressionLevels, options: ProgressionOptions = {}): void {
+    this.track('progression', progressionProperties(status, levels, options), options);
+  }
+
+  /**
+   * Tracks a `resource` event: an amount of a currency gained (`source`) or spent (`sink`),
+   * e.g. `trackResource('sink', 'gold', 50, { itemType: 'shop', itemId: 'sword' })`. Throws a
+   * `TypeError` for what the service's resource schema refuses (a negative amount included).
+   */
+  trackResource(flow: ResourceFlow, currency: string, amount: number, options: ResourceOptions = {}): void {
+    this.track('resource', resourceProperties(flow, currency, amount, options), options);
   }
 
   /** Sends every queued event and waiting score now; answers what is left queued. */

@@ -16,6 +16,13 @@ export { Playtrace, MAX_BATCH } from './client.js';
 export type { PlaytraceOptions, SaveConflictHandler } from './client.js';
 export type { Problem, QueueStats } from './events.js';
 export type { ScoreOptions } from './scores.js';
+export type {
+  ProgressionLevels,
+  ProgressionOptions,
+  ProgressionStatus,
+  ResourceFlow,
+  ResourceOptions,
+} from './standard.js';
 export type { PlayerAuth, PlayerIdentity } from './session.js';
 export { SCORE_WINDOW_MS } from './scores.js';
 export { PlaytraceError, NetworkError, SaveConflictError } from './errors.js';

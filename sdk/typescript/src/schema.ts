@@ -575,6 +575,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/economy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The game's economy (any member): per currency of `resource` events, the amounts gained
+         *     (`flow` `source`) and spent (`sink`) by `item_type`, and the net flow per day.
+         *     `from`/`to` are UTC days `YYYY-MM-DD`, inclusive (default: the 30 days up to today; at
+         *     most 366 days). Only events of the documented shape count (`docs/events.md`).
+         */
+        get: operations["getGameEconomy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/event-schemas": {
         parameters: {
             query?: never;
@@ -1021,6 +1043,29 @@ export interface paths {
          *     a player's erasure request (GDPR art. 17); recorded in the game's audit list.
          */
         delete: operations["erasePlayerData"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/progression": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Progression of the game (any member): for each step (the `level1`..`level3` path of
+         *     `progression` events) the starts, completes and fails in the range, the fail rate and
+         *     the average attempts to complete. `from`/`to` are UTC days `YYYY-MM-DD`, inclusive
+         *     (default: the 30 days up to today; at most 366 days). Only events of the documented
+         *     shape count (`docs/events.md`).
+         */
+        get: operations["getGameProgression"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1757,6 +1802,83 @@ export interface components {
         };
         /** @enum {string} */
         DeliveryStatus: "sent" | "skipped" | "failed";
+        /** EconomyCurrency */
+        EconomyCurrency: {
+            currency: string;
+            /** @description Every day of the range, oldest first (zeros included). */
+            days: components["schemas"]["EconomyDay"][];
+            /**
+             * Format: double
+             * @description `source - sink`.
+             */
+            net: number;
+            /**
+             * Format: double
+             * @description Amount spent over the range.
+             */
+            sink: number;
+            /** @description Spending by item type, largest first. */
+            sinks: components["schemas"]["EconomyItem"][];
+            /**
+             * Format: double
+             * @description Amount gained over the range.
+             */
+            source: number;
+            /** @description Gains by item type, largest first. */
+            sources: components["schemas"]["EconomyItem"][];
+        };
+        /**
+         * EconomyDay
+         * @description One UTC day of a currency.
+         */
+        EconomyDay: {
+            /** @description `YYYY-MM-DD`. */
+            day: string;
+            /**
+             * Format: double
+             * @description `source - sink`.
+             */
+            net: number;
+            /**
+             * Format: double
+             * @description Amount spent (`flow` `sink`).
+             */
+            sink: number;
+            /**
+             * Format: double
+             * @description Amount gained (`flow` `source`).
+             */
+            source: number;
+        };
+        /**
+         * EconomyItem
+         * @description What one flow of a currency moved for one item type over the range.
+         */
+        EconomyItem: {
+            /**
+             * Format: double
+             * @description Sum of their `amount`.
+             */
+            amount: number;
+            /**
+             * Format: uint64
+             * @description `resource` events counted.
+             */
+            events: number;
+            /** @description The events' `item_type`; null for events without one. */
+            item_type?: string | null;
+        };
+        /**
+         * EconomyReport
+         * @description The economy over a range of UTC days.
+         */
+        EconomyReport: {
+            /** @description Every currency with `resource` events in the range, by name. */
+            currencies: components["schemas"]["EconomyCurrency"][];
+            environment?: components["schemas"]["Environment"] | null;
+            from: string;
+            to: string;
+        };
         /** @enum {string} */
         EntryFilter: "ok" | "suspicious" | "all";
         /** @enum {string} */
@@ -2336,6 +2458,50 @@ export interface components {
         };
         /** @enum {string} */
         PresenceStatus: "playing" | "waiting" | "idle" | "offline";
+        /**
+         * ProgressionReport
+         * @description The progression steps over a range of UTC days.
+         */
+        ProgressionReport: {
+            environment?: components["schemas"]["Environment"] | null;
+            from: string;
+            /** @description Every step with events in the range, ordered by level names (numbers as numbers). */
+            steps: components["schemas"]["ProgressionStep"][];
+            to: string;
+        };
+        /**
+         * ProgressionStep
+         * @description One step of the game: a path of one to three levels (`level1` / `level2` / `level3`).
+         */
+        ProgressionStep: {
+            /**
+             * Format: double
+             * @description Average `attempt` of the completes that sent one (two decimals); null when none did.
+             */
+            average_attempts?: number | null;
+            /**
+             * Format: uint64
+             * @description ... `complete`.
+             */
+            completes: number;
+            /**
+             * Format: double
+             * @description Fails as a percent of completes plus fails (two decimals); null when there are neither.
+             */
+            fail_rate?: number | null;
+            /**
+             * Format: uint64
+             * @description ... `fail`.
+             */
+            fails: number;
+            /** @description The step's level names, outermost first (e.g. `["world 1", "level 3"]`). */
+            levels: string[];
+            /**
+             * Format: uint64
+             * @description `progression` events with `status` `start`.
+             */
+            starts: number;
+        };
         /**
          * QuotaStatus
          * @description The game's monthly event quota after this request.
@@ -6463,6 +6629,97 @@ export interface operations {
             };
         };
     };
+    getGameEconomy: {
+        parameters: {
+            query?: {
+                /** @description First day, `YYYY-MM-DD` (UTC). */
+                from?: string;
+                /** @description Last day, `YYYY-MM-DD` (UTC). */
+                to?: string;
+                /** @description Only events sent with `development` or `production` keys (default: both). */
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["EconomyReport"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listEventSchemas: {
         parameters: {
             query?: never;
@@ -9552,6 +9809,97 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Erased"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGameProgression: {
+        parameters: {
+            query?: {
+                /** @description First day, `YYYY-MM-DD` (UTC). */
+                from?: string;
+                /** @description Last day, `YYYY-MM-DD` (UTC). */
+                to?: string;
+                /** @description Only events sent with `development` or `production` keys (default: both). */
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ProgressionReport"];
                 };
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */

@@ -22,6 +22,8 @@ export type SaveReceipt = Schemas['SaveReceipt'];
 export type SlotList = Schemas['SlotList'];
 export type FunnelList = Schemas['FunnelList'];
 export type FunnelReport = Schemas['FunnelReport'];
+export type ProgressionReport = Schemas['ProgressionReport'];
+export type EconomyReport = Schemas['EconomyReport'];
 
 /** Any JSON value. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
