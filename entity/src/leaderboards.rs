@@ -20,6 +20,9 @@ pub struct Model {
     pub open_period: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    /// Created by a first score rather than defined in the dashboard (counted against the
+    /// game's `score_board_limit` until the dashboard changes it).
+    pub created_by_score: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

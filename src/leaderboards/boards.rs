@@ -9,7 +9,10 @@ use crate::{state::AppState, store::hot::leaderboards::HotBoard, words::CorruptW
 use chrono::{DateTime, Duration, Utc};
 use entity::{leaderboard_bans, leaderboard_entries, leaderboards};
 use sea_orm::{
-    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder,
+    sea_query::{Expr, ExprTrait, Func, LikeExpr, OnConflict},
+    ActiveValue::Set,
+    ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+    TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -188,16 +191,53 @@ pub async fn get(
         .ok_or(LeaderboardError::NoSuchBoard)
 }
 
-pub async fn list(state: &AppState, game_id: Uuid) -> Result<Vec<Board>, LeaderboardError> {
-    let models = leaderboards::Entity::find()
-        .filter(leaderboards::Column::GameId.eq(game_id))
+/// Boards a list shows unless `limit` says otherwise, and the most it shows.
+pub const DEFAULT_LIST_LIMIT: u64 = 100;
+pub const MAX_LIST_LIMIT: u64 = 500;
+
+/// One page of a game's boards by name, those whose name contains `search` (any case) only.
+pub struct BoardList {
+    pub total: u64,
+    pub boards: Vec<Board>,
+}
+
+pub async fn list(
+    state: &AppState,
+    game_id: Uuid,
+    search: Option<&str>,
+    offset: u64,
+    limit: u64,
+) -> Result<BoardList, LeaderboardError> {
+    let mut query = leaderboards::Entity::find().filter(leaderboards::Column::GameId.eq(game_id));
+    if let Some(search) = search.filter(|s| !s.is_empty()) {
+        // LIKE with its wildcards escaped, on lowercased names: the same on SQLite and PostgreSQL.
+        let escaped: String = search
+            .to_lowercase()
+            .chars()
+            .flat_map(|c| match c {
+                '%' | '_' | '\\' => vec!['\\', c],
+                c => vec![c],
+            })
+            .collect();
+        query = query.filter(
+            Expr::expr(Func::lower(Expr::col(leaderboards::Column::BoardName)))
+                .like(LikeExpr::new(format!("%{escaped}%")).escape('\\')),
+        );
+    }
+    let total = query.clone().count(&state.db).await?;
+    let models = query
         .order_by_asc(leaderboards::Column::BoardName)
+        .offset(offset)
+        .limit(limit)
         .all(&state.db)
         .await?;
-    Ok(models
-        .into_iter()
-        .map(Board::new)
-        .collect::<Result<_, _>>()?)
+    Ok(BoardList {
+        total,
+        boards: models
+            .into_iter()
+            .map(Board::new)
+            .collect::<Result<_, _>>()?,
+    })
 }
 
 /// The settings a board is created or changed with.
@@ -266,6 +306,7 @@ fn new_model(
     name: &BoardName,
     settings: &Settings,
     now: DateTime<Utc>,
+    created_by_score: bool,
 ) -> leaderboards::Model {
     leaderboards::Model {
         id: Uuid::now_v7(),
@@ -279,7 +320,26 @@ fn new_model(
         open_period: None,
         created_at: now,
         updated_at: now,
+        created_by_score,
     }
+}
+
+/// Inserts a board unless the game has one of that name; the number of boards inserted.
+async fn insert_if_absent(
+    db: &impl sea_orm::ConnectionTrait,
+    model: leaderboards::Model,
+) -> Result<u64, sea_orm::DbErr> {
+    leaderboards::Entity::insert(leaderboards::ActiveModel::from(model))
+        .on_conflict(
+            OnConflict::columns([
+                leaderboards::Column::GameId,
+                leaderboards::Column::BoardName,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await
 }
 
 /// Defines a board (dashboard). 409 when the name is taken, even by a board a score created.
@@ -290,50 +350,99 @@ pub async fn create(
     settings: Settings,
 ) -> Result<Board, LeaderboardError> {
     settings.validate()?;
-    let model = new_model(game_id, name, &settings, state.now());
-    let inserted = leaderboards::Entity::insert(leaderboards::ActiveModel::from(model.clone()))
-        .on_conflict(
-            OnConflict::columns([
-                leaderboards::Column::GameId,
-                leaderboards::Column::BoardName,
-            ])
-            .do_nothing()
-            .to_owned(),
-        )
-        .exec_without_returning(&state.db)
-        .await?;
+    let model = new_model(game_id, name, &settings, state.now(), false);
+    let inserted = insert_if_absent(&state.db, model.clone()).await?;
     if inserted == 0 {
         return Err(LeaderboardError::BoardExists);
     }
     Ok(Board::new(model)?)
 }
 
-/// The board a score goes to, created with the defaults when it has no definition yet.
-/// The board a score is sent to, through the per-node cache; created with defaults when it
-/// has no definition yet. (Bans are checked by the score write itself, never from a cache.)
+/// What a submission asks of its board: the settings a first score creates it with (the
+/// defaults for those it leaves out), and the game's rules for boards made by scores.
+#[derive(Debug, Clone, Copy)]
+pub struct ByScore {
+    pub order: Option<ScoreOrder>,
+    /// False: only boards that exist take scores (the game's `leaderboards_from_scores`).
+    pub allowed: bool,
+    /// How many boards made by scores the game may have (`score_board_limit`).
+    pub limit: u32,
+}
+
+impl ByScore {
+    /// 409 when the submission names settings the existing board does not have: its scores
+    /// would be ranked otherwise than the game expects.
+    fn check(&self, board: &Board) -> Result<(), LeaderboardError> {
+        if let Some(order) = self.order {
+            if order != board.order() {
+                return Err(LeaderboardError::SettingsDiffer(format!(
+                    "this leaderboard's order is {}, not {}: its order is set by its first score \
+                     or in the dashboard",
+                    board.order(),
+                    order
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The board a score is sent to, through the per-node cache; created with the settings the
+/// submission names when it has no definition yet, unless the game refuses boards made by
+/// scores (404) or already has its limit of them (409). (Bans are checked by the score write
+/// itself, never from a cache.)
 pub async fn find_or_create_cached(
     state: &AppState,
     game_id: Uuid,
     name: &BoardName,
+    by_score: ByScore,
 ) -> Result<Board, LeaderboardError> {
     if let Some(board) = find_cached(state, game_id, name).await? {
+        by_score.check(&board)?;
         return Ok(board);
     }
-    let model = new_model(game_id, name, &Settings::default(), state.now());
-    leaderboards::Entity::insert(leaderboards::ActiveModel::from(model))
-        .on_conflict(
-            OnConflict::columns([
-                leaderboards::Column::GameId,
-                leaderboards::Column::BoardName,
-            ])
-            .do_nothing()
-            .to_owned(),
+    if !by_score.allowed {
+        return Err(LeaderboardError::NotDefined);
+    }
+    let settings = Settings {
+        order: by_score.order.unwrap_or(ScoreOrder::Higher),
+        ..Settings::default()
+    };
+    let model = new_model(game_id, name, &settings, state.now(), true);
+    let txn = state.db.begin().await?;
+    // The game's row is locked until commit, so concurrent first scores of new boards count
+    // one after another and never pass the limit together.
+    entity::games::Entity::update_many()
+        .col_expr(
+            entity::games::Column::Id,
+            Expr::col(entity::games::Column::Id),
         )
-        .exec_without_returning(&state.db)
+        .filter(entity::games::Column::Id.eq(game_id))
+        .exec(&txn)
         .await?;
-    find_cached(state, game_id, name)
+    let exists = leaderboards::Entity::find()
+        .filter(leaderboards::Column::GameId.eq(game_id))
+        .filter(leaderboards::Column::BoardName.eq(name.as_str()))
+        .count(&txn)
         .await?
-        .ok_or(LeaderboardError::NoSuchBoard)
+        > 0;
+    if !exists {
+        let made_by_scores = leaderboards::Entity::find()
+            .filter(leaderboards::Column::GameId.eq(game_id))
+            .filter(leaderboards::Column::CreatedByScore.eq(true))
+            .count(&txn)
+            .await?;
+        if made_by_scores >= u64::from(by_score.limit) {
+            return Err(LeaderboardError::ScoreBoardLimit(by_score.limit));
+        }
+        insert_if_absent(&txn, model).await?;
+    }
+    txn.commit().await?;
+    let board = find_cached(state, game_id, name)
+        .await?
+        .ok_or(LeaderboardError::NoSuchBoard)?;
+    by_score.check(&board)?;
+    Ok(board)
 }
 
 /// Drops this node's cached copy of a definition, so the next use reads it again.
@@ -398,6 +507,9 @@ pub async fn update(
         min_score: Set(settings.min_score),
         max_score: Set(settings.max_score),
         updated_at: Set(now),
+        // Changed in the dashboard, the board is defined there: no longer one of the boards
+        // scores made (so it leaves the game's count of those).
+        created_by_score: Set(false),
         ..Default::default()
     };
     let model = leaderboards::Entity::update(updated)

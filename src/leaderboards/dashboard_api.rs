@@ -85,13 +85,21 @@ pub struct LeaderboardDefinition {
     pub max_score: Option<Score>,
     /// The key of the period scores go to now.
     pub current_period: String,
+    /// True for a board a first score created and the dashboard has not changed since: those
+    /// count against the game's `score_board_limit`.
+    pub created_by_score: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
 pub struct LeaderboardDefinitions {
+    /// By name.
     pub leaderboards: Vec<LeaderboardDefinition>,
+    /// Boards matching `search` (all the game's without it).
+    pub total: u64,
+    pub limit: u64,
+    pub offset: u64,
 }
 
 #[derive(Object)]
@@ -180,6 +188,7 @@ fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
         min_score: board.model.min_score.map(Score),
         max_score: board.model.max_score.map(Score),
         current_period: board.current_period(now),
+        created_by_score: board.model.created_by_score,
         created_at: Timestamp::from(board.model.created_at),
         updated_at: Timestamp::from(board.model.updated_at),
     }
@@ -248,7 +257,8 @@ impl LeaderboardAdminApi {
         ))))
     }
 
-    /// The game's leaderboards (viewer), including those created by a first score.
+    /// The game's leaderboards by name (viewer), including those created by a first score:
+    /// `search` keeps those whose name contains it (any case); `limit` 1 to 500 (default 100).
     #[oai(
         path = "/:game_id/leaderboards",
         method = "get",
@@ -258,12 +268,43 @@ impl LeaderboardAdminApi {
         &self,
         auth: BearerAuth,
         game_id: Path<Uuid>,
+        /// Part of a board name, any case.
+        search: Query<Option<String>>,
+        /// 1 to 500 (default 100).
+        limit: Query<Option<i64>>,
+        /// Boards to skip (default 0).
+        offset: Query<Option<i64>>,
     ) -> poem::Result<Json<LeaderboardDefinitions>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let limit = match limit.0 {
+            None => boards::DEFAULT_LIST_LIMIT,
+            Some(limit) if (1..=boards::MAX_LIST_LIMIT as i64).contains(&limit) => limit as u64,
+            Some(_) => {
+                return Err(
+                    LeaderboardError::invalid("limit must be an integer from 1 to 500").into(),
+                )
+            }
+        };
+        let (_, offset) = paging(None, offset.0)?;
+        if search
+            .0
+            .as_deref()
+            .is_some_and(|s| s.chars().count() > boards::MAX_BOARD_NAME_CHARS)
+        {
+            return Err(LeaderboardError::invalid("search must be at most 255 characters").into());
+        }
         let now = self.state.now();
-        let boards = boards::list(&self.state, game_id.0).await?;
+        let found =
+            boards::list(&self.state, game_id.0, search.0.as_deref(), offset, limit).await?;
         Ok(Json(LeaderboardDefinitions {
-            leaderboards: boards.iter().map(|b| definition_view(b, now)).collect(),
+            leaderboards: found
+                .boards
+                .iter()
+                .map(|b| definition_view(b, now))
+                .collect(),
+            total: found.total,
+            limit,
+            offset,
         }))
     }
 

@@ -1,12 +1,12 @@
 //! `/v1/leaderboards` (API key): submit scores, read ranked boards, a player's standing.
 use super::{
-    boards::{BoardName, PlayerId},
+    boards::{BoardName, ByScore, PlayerId},
     error::LeaderboardError,
     score::Score,
     service::{self, Ranked, Standing, Submission},
 };
 use crate::http::schema::Timestamp;
-use crate::words::{EntryStatus, ScoreOrder};
+use crate::words::{EntryStatus, ScoreOrder, Word};
 use crate::{auth::ApiKeyAuth, http::json_text::JsonText, http::ApiTags, state::AppState};
 use poem_openapi::{
     param::{Path, Query},
@@ -32,6 +32,10 @@ pub struct SubmitScore {
     /// The board, up to 255 characters. A board with no definition is created with the
     /// defaults (higher is better, all-time).
     pub board_name: String,
+    /// The board's order when this score creates it: `higher` (default) or `lower`. For an
+    /// existing board it must be the board's (409 otherwise).
+    #[oai(nullable)]
+    pub order: Option<Word<ScoreOrder>>,
     /// 1 to 128 characters.
     pub player_id: String,
     /// Any finite number.
@@ -50,6 +54,10 @@ pub struct SubmitEntry {
     /// Optional; when given it must match the path.
     #[oai(nullable)]
     pub board_name: Option<String>,
+    /// The board's order when this score creates it: `higher` (default) or `lower`. For an
+    /// existing board it must be the board's (409 otherwise).
+    #[oai(nullable)]
+    pub order: Option<Word<ScoreOrder>>,
     /// 1 to 128 characters.
     pub player_id: String,
     /// Any finite number.
@@ -182,9 +190,16 @@ impl LeaderboardsApi {
         auth: &ApiKeyAuth,
         name: BoardName,
         submission: Submission,
+        order: Option<Word<ScoreOrder>>,
     ) -> poem::Result<Json<SubmittedEntry>> {
+        let by_score = ByScore {
+            order: order.as_ref().map(Word::parse).transpose()?,
+            allowed: auth.0.leaderboards_from_scores,
+            limit: auth.0.score_board_limit,
+        };
         auth.acts_as(submission.player_id.as_str())?;
-        let standing = service::submit(&self.state, auth.0.game_id, &name, submission).await?;
+        let standing =
+            service::submit(&self.state, auth.0.game_id, &name, submission, by_score).await?;
         Ok(Json(submitted_view(name.as_str(), standing)))
     }
 }
@@ -207,7 +222,8 @@ impl LeaderboardsApi {
             body.score.0,
             body.metadata,
         )?;
-        self.submit_as_player(&auth, name, submission).await
+        self.submit_as_player(&auth, name, submission, body.order)
+            .await
     }
 
     /// Submit a score to the board in the path (same rules as `POST /v1/leaderboards`).
@@ -240,7 +256,8 @@ impl LeaderboardsApi {
             body.score.0,
             body.metadata,
         )?;
-        self.submit_as_player(&auth, name, submission).await
+        self.submit_as_player(&auth, name, submission, body.order)
+            .await
     }
 
     /// Read a board, ranked 1..n (ties: who reached the score first ranks higher). Reads the

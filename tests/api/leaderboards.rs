@@ -1,6 +1,7 @@
 //! Black-box tests of leaderboards: submissions and reads here; definitions, moderation,
 //! periods, durability and two-node tests in `leaderboards/`. The `Leaderboards` hot-store
 //! conformance suite is in `conformance/leaderboards.rs`.
+mod creation;
 mod definitions;
 mod durability;
 mod moderation;

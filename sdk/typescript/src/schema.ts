@@ -772,7 +772,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The game's leaderboards (viewer), including those created by a first score. */
+        /**
+         * The game's leaderboards by name (viewer), including those created by a first score:
+         *     `search` keeps those whose name contains it (any case); `limit` 1 to 500 (default 100).
+         */
         get: operations["listLeaderboards"];
         put?: never;
         /**
@@ -1916,6 +1919,8 @@ export interface components {
             game_id: string;
             /** @description Whether a game key may read funnel reports and the presence list. */
             key_reads: boolean;
+            /** @description Whether a score may create a leaderboard the dashboard has not defined. */
+            leaderboards_from_scores: boolean;
             /**
              * Format: uint32
              * @description The cap on the rate limits the owner may set; absent when the instance default applies.
@@ -1949,6 +1954,11 @@ export interface components {
             retention_days?: number | null;
             /** @description The caller's role on this game. */
             role: components["schemas"]["Role"];
+            /**
+             * Format: uint32
+             * @description How many leaderboards scores may create.
+             */
+            score_board_limit: number;
             tier: components["schemas"]["Tier"];
         };
         /** GameConfig */
@@ -2003,6 +2013,11 @@ export interface components {
             board_name: string;
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description True for a board a first score created and the dashboard has not changed since: those
+             *     count against the game's `score_board_limit`.
+             */
+            created_by_score: boolean;
             /** @description The key of the period scores go to now. */
             current_period: string;
             /** Format: double */
@@ -2016,7 +2031,17 @@ export interface components {
         };
         /** LeaderboardDefinitions */
         LeaderboardDefinitions: {
+            /** @description By name. */
             leaderboards: components["schemas"]["LeaderboardDefinition"][];
+            /** Format: uint64 */
+            limit: number;
+            /** Format: uint64 */
+            offset: number;
+            /**
+             * Format: uint64
+             * @description Boards matching `search` (all the game's without it).
+             */
+            total: number;
         };
         /** LeaderboardEntry */
         LeaderboardEntry: {
@@ -2529,6 +2554,11 @@ export interface components {
             board_name?: string | null;
             /** @description An object stored with the entry (up to 4 KiB as JSON). */
             metadata?: unknown;
+            /**
+             * @description The board's order when this score creates it: `higher` (default) or `lower`. For an
+             *     existing board it must be the board's (409 otherwise).
+             */
+            order?: components["schemas"]["ScoreOrder"] | null;
             /** @description 1 to 128 characters. */
             player_id: string;
             /** @description Display name, up to 128 characters. */
@@ -2548,6 +2578,11 @@ export interface components {
             board_name: string;
             /** @description An object stored with the entry (up to 4 KiB as JSON). */
             metadata?: unknown;
+            /**
+             * @description The board's order when this score creates it: `higher` (default) or `lower`. For an
+             *     existing board it must be the board's (409 otherwise).
+             */
+            order?: components["schemas"]["ScoreOrder"] | null;
             /** @description 1 to 128 characters. */
             player_id: string;
             /** @description Display name, up to 128 characters. */
@@ -2709,6 +2744,11 @@ export interface components {
              */
             key_reads?: boolean | null;
             /**
+             * @description Whether a score may create a leaderboard the dashboard has not defined (default
+             *     true); false refuses such scores with 404.
+             */
+            leaderboards_from_scores?: boolean | null;
+            /**
              * Format: uint32
              * @description Admin only: the most the owner may set `rate_limit_per_minute` and
              *     `player_rate_limit_per_minute` to (null: the instance default).
@@ -2745,6 +2785,12 @@ export interface components {
              *     them for good (the default).
              */
             retention_days?: number | null;
+            /**
+             * Format: uint32
+             * @description How many leaderboards scores may create, 0 to 10,000 (default 100); boards defined
+             *     or changed in the dashboard do not count.
+             */
+            score_board_limit?: number | null;
             /** @description Admin only. */
             tier?: components["schemas"]["Tier"] | null;
         };
@@ -7732,7 +7778,14 @@ export interface operations {
     };
     listLeaderboards: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Part of a board name, any case. */
+                search?: string;
+                /** @description 1 to 500 (default 100). */
+                limit?: number;
+                /** @description Boards to skip (default 0). */
+                offset?: number;
+            };
             header?: never;
             path: {
                 game_id: string;
@@ -9923,8 +9976,26 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body did not arrive within the node's body timeout; the connection is closed. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10137,6 +10208,15 @@ export interface operations {
             };
             /** @description The body did not arrive within the node's body timeout; the connection is closed. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

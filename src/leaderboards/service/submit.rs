@@ -93,11 +93,12 @@ pub async fn submit(
     game_id: Uuid,
     name: &BoardName,
     submission: Submission,
+    by_score: boards::ByScore,
 ) -> Result<Standing, LeaderboardError> {
     // A board deleted on another node may still be in this node's cache: the write finds it
     // gone, and the submission starts over, creating the board anew.
     for _ in 0..2 {
-        let board = boards::find_or_create_cached(state, game_id, name).await?;
+        let board = boards::find_or_create_cached(state, game_id, name, by_score).await?;
         match submit_to(state, &board, &submission).await? {
             Some(standing) => return Ok(standing),
             None => boards::forget(state, game_id, name),
