@@ -23,6 +23,8 @@ pub struct Model {
     /// Created by a first score rather than defined in the dashboard (counted against the
     /// game's `score_board_limit` until the dashboard changes it).
     pub created_by_score: bool,
+    /// `best`, `latest`, `increment` or `decrement`: what a submitted score does to the entry.
+    pub score_operator: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

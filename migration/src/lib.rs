@@ -22,6 +22,7 @@ mod m20261126_000018_create_analytics_paying_days;
 mod m20261126_000019_index_events_by_player_step;
 mod m20261126_000020_create_analytics_sessions;
 mod m20261127_000030_add_leaderboards_from_scores;
+mod m20261127_000031_add_score_operators;
 
 pub struct Migrator;
 
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000019_index_events_by_player_step::Migration),
             Box::new(m20261126_000020_create_analytics_sessions::Migration),
             Box::new(m20261127_000030_add_leaderboards_from_scores::Migration),
+            Box::new(m20261127_000031_add_score_operators::Migration),
         ]
     }
 }

@@ -46,7 +46,7 @@ impl BoardName {
 
 pub use crate::player::PlayerId;
 
-pub use crate::words::ScoreOrder;
+pub use crate::words::{ScoreOperator, ScoreOrder};
 
 pub fn parse_period(raw: &str) -> Result<PeriodKind, LeaderboardError> {
     Ok(PeriodKind::parse(raw)?)
@@ -58,6 +58,7 @@ pub struct Board {
     pub model: leaderboards::Model,
     order: ScoreOrder,
     period: PeriodKind,
+    operator: ScoreOperator,
 }
 
 impl Board {
@@ -66,6 +67,7 @@ impl Board {
         Ok(Self {
             order: ScoreOrder::stored(&model.score_order)?,
             period: PeriodKind::stored(&model.period)?,
+            operator: ScoreOperator::stored(&model.score_operator)?,
             model,
         })
     }
@@ -84,6 +86,10 @@ impl Board {
 
     pub fn order(&self) -> ScoreOrder {
         self.order
+    }
+
+    pub fn operator(&self) -> ScoreOperator {
+        self.operator
     }
 
     pub fn rule(&self) -> PeriodRule {
@@ -112,6 +118,7 @@ impl Board {
             board_id: self.model.id.to_string(),
             period: period.to_string(),
             lower_is_better: self.lower_is_better(),
+            by_revision: self.operator != ScoreOperator::Best,
             expires_at,
         }
     }
@@ -244,6 +251,7 @@ pub async fn list(
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub order: ScoreOrder,
+    pub operator: ScoreOperator,
     pub period: PeriodKind,
     pub auto_reset_at: Option<DateTime<Utc>>,
     pub min_score: Option<f64>,
@@ -254,6 +262,7 @@ impl Default for Settings {
     fn default() -> Self {
         Self {
             order: ScoreOrder::Higher,
+            operator: ScoreOperator::Best,
             period: PeriodKind::AllTime,
             auto_reset_at: None,
             min_score: None,
@@ -293,6 +302,7 @@ impl Settings {
             } else {
                 ScoreOrder::Higher
             },
+            operator: board.operator(),
             period: board.rule().kind,
             auto_reset_at: board.model.auto_reset_at,
             min_score: board.model.min_score,
@@ -313,6 +323,7 @@ fn new_model(
         game_id,
         board_name: name.as_str().to_string(),
         score_order: settings.order.as_str().to_string(),
+        score_operator: settings.operator.as_str().to_string(),
         period: settings.period.as_str().to_string(),
         auto_reset_at: settings.auto_reset_at,
         min_score: settings.min_score,
@@ -363,6 +374,7 @@ pub async fn create(
 #[derive(Debug, Clone, Copy)]
 pub struct ByScore {
     pub order: Option<ScoreOrder>,
+    pub operator: Option<ScoreOperator>,
     /// False: only boards that exist take scores (the game's `leaderboards_from_scores`).
     pub allowed: bool,
     /// How many boards made by scores the game may have (`score_board_limit`).
@@ -380,6 +392,16 @@ impl ByScore {
                      or in the dashboard",
                     board.order(),
                     order
+                )));
+            }
+        }
+        if let Some(operator) = self.operator {
+            if operator != board.operator() {
+                return Err(LeaderboardError::SettingsDiffer(format!(
+                    "this leaderboard's operator is {}, not {}: its operator is set by its first \
+                     score or in the dashboard",
+                    board.operator(),
+                    operator
                 )));
             }
         }
@@ -406,6 +428,7 @@ pub async fn find_or_create_cached(
     }
     let settings = Settings {
         order: by_score.order.unwrap_or(ScoreOrder::Higher),
+        operator: by_score.operator.unwrap_or(ScoreOperator::Best),
         ..Settings::default()
     };
     let model = new_model(game_id, name, &settings, state.now(), true);
@@ -456,6 +479,7 @@ pub fn forget(state: &AppState, game_id: Uuid, name: &BoardName) {
 #[derive(Debug, Clone, Default)]
 pub struct Change {
     pub order: Option<ScoreOrder>,
+    pub operator: Option<ScoreOperator>,
     pub period: Option<PeriodKind>,
     pub auto_reset_at: Option<Option<DateTime<Utc>>>,
     pub min_score: Option<Option<f64>>,
@@ -472,18 +496,27 @@ pub async fn update(
 ) -> Result<Board, LeaderboardError> {
     let board = get(state, game_id, name).await?;
     let mut settings = Settings::of(&board);
-    if let Some(order) = change.order {
-        if order != settings.order {
-            let has_entries = leaderboard_entries::Entity::find()
+    let has_entries = || async {
+        Ok::<_, LeaderboardError>(
+            leaderboard_entries::Entity::find()
                 .filter(leaderboard_entries::Column::BoardId.eq(board.id()))
                 .one(&state.db)
                 .await?
-                .is_some();
-            if has_entries {
-                return Err(LeaderboardError::OrderLocked);
-            }
+                .is_some(),
+        )
+    };
+    if let Some(order) = change.order {
+        if order != settings.order && has_entries().await? {
+            return Err(LeaderboardError::OrderLocked);
         }
         settings.order = order;
+    }
+    // Stored entries were made under the old operator (a best score, a total, a last score).
+    if let Some(operator) = change.operator {
+        if operator != settings.operator && has_entries().await? {
+            return Err(LeaderboardError::OperatorLocked);
+        }
+        settings.operator = operator;
     }
     if let Some(period) = change.period {
         settings.period = period;
@@ -502,6 +535,7 @@ pub async fn update(
     let updated = leaderboards::ActiveModel {
         id: Set(board.id()),
         score_order: Set(settings.order.as_str().to_string()),
+        score_operator: Set(settings.operator.as_str().to_string()),
         period: Set(settings.period.as_str().to_string()),
         auto_reset_at: Set(settings.auto_reset_at),
         min_score: Set(settings.min_score),

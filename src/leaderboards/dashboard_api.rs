@@ -38,6 +38,10 @@ pub struct CreateLeaderboard {
     /// `higher` (default) or `lower`: which score is better.
     #[oai(nullable)]
     pub order: Option<Word<words::ScoreOrder>>,
+    /// What a submitted score does: `best` (default: kept when better), `latest` (replaces),
+    /// `increment` (added) or `decrement` (subtracted).
+    #[oai(nullable)]
+    pub operator: Option<Word<words::ScoreOperator>>,
     /// `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default).
     #[oai(nullable)]
     pub period: Option<Word<ResetPeriod>>,
@@ -58,6 +62,9 @@ pub struct UpdateLeaderboard {
     /// Only while the board has no entries.
     #[oai(nullable)]
     pub order: Option<Word<words::ScoreOrder>>,
+    /// Only while the board has no entries.
+    #[oai(nullable)]
+    pub operator: Option<Word<words::ScoreOperator>>,
     /// Takes effect at once: the current period changes, the old one is archived.
     #[oai(nullable)]
     pub period: Option<Word<ResetPeriod>>,
@@ -76,6 +83,8 @@ pub struct UpdateLeaderboard {
 pub struct LeaderboardDefinition {
     pub board_name: String,
     pub order: words::ScoreOrder,
+    /// `best`, `latest`, `increment` or `decrement`.
+    pub operator: words::ScoreOperator,
     pub period: ResetPeriod,
     #[oai(nullable)]
     pub auto_reset_at: Option<Timestamp>,
@@ -183,6 +192,7 @@ fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
     LeaderboardDefinition {
         board_name: board.model.board_name.clone(),
         order: board.order(),
+        operator: board.operator(),
         period: board.period_kind(),
         auto_reset_at: board.model.auto_reset_at.map(Timestamp::from),
         min_score: board.model.min_score.map(Score),
@@ -238,6 +248,10 @@ impl LeaderboardAdminApi {
                 .order
                 .as_ref()
                 .map_or(Ok(ScoreOrder::Higher), Word::parse)?,
+            operator: body
+                .operator
+                .as_ref()
+                .map_or(Ok(words::ScoreOperator::Best), Word::parse)?,
             period: body
                 .period
                 .as_ref()
@@ -343,6 +357,7 @@ impl LeaderboardAdminApi {
         let body = body.0;
         let change = Change {
             order: body.order.as_ref().map(Word::parse).transpose()?,
+            operator: body.operator.as_ref().map(Word::parse).transpose()?,
             period: body.period.as_ref().map(Word::parse).transpose()?,
             auto_reset_at: maybe(body.auto_reset_at, |raw| parse_instant(&raw))?,
             min_score: maybe(body.min_score, |score| Ok(score.0))?,

@@ -6,7 +6,7 @@ use super::{
     service::{self, Ranked, Standing, Submission},
 };
 use crate::http::schema::Timestamp;
-use crate::words::{EntryStatus, ScoreOrder, Word};
+use crate::words::{EntryStatus, ScoreOperator, ScoreOrder, Word};
 use crate::{auth::ApiKeyAuth, http::json_text::JsonText, http::ApiTags, state::AppState};
 use poem_openapi::{
     param::{Path, Query},
@@ -36,6 +36,11 @@ pub struct SubmitScore {
     /// existing board it must be the board's (409 otherwise).
     #[oai(nullable)]
     pub order: Option<Word<ScoreOrder>>,
+    /// The board's operator when this score creates it: `best` (default: kept when better),
+    /// `latest` (replaces), `increment` (added) or `decrement` (subtracted). For an existing
+    /// board it must be the board's (409 otherwise).
+    #[oai(nullable)]
+    pub operator: Option<Word<ScoreOperator>>,
     /// 1 to 128 characters.
     pub player_id: String,
     /// Any finite number.
@@ -58,6 +63,11 @@ pub struct SubmitEntry {
     /// existing board it must be the board's (409 otherwise).
     #[oai(nullable)]
     pub order: Option<Word<ScoreOrder>>,
+    /// The board's operator when this score creates it: `best` (default: kept when better),
+    /// `latest` (replaces), `increment` (added) or `decrement` (subtracted). For an existing
+    /// board it must be the board's (409 otherwise).
+    #[oai(nullable)]
+    pub operator: Option<Word<ScoreOperator>>,
     /// 1 to 128 characters.
     pub player_id: String,
     /// Any finite number.
@@ -83,7 +93,8 @@ pub struct SubmittedEntry {
     #[oai(nullable)]
     pub rank: Option<u64>,
     pub updated_at: Timestamp,
-    /// False when a worse or equal score left the stored entry unchanged.
+    /// False when a worse or equal score left the stored entry unchanged (`best` boards; on
+    /// the others every accepted score changes the entry).
     pub updated: bool,
     /// `ok`, or `suspicious` when the score is outside the board's bounds: it is then kept off
     /// the public board until a moderator approves it.
@@ -91,6 +102,9 @@ pub struct SubmittedEntry {
     /// The board's order: `higher` (higher scores are better) or `lower`. A client keeping
     /// scores back (the 5-second throttle) uses it to know which of two scores is better.
     pub order: ScoreOrder,
+    /// The board's operator. Only on `best` boards may a client merge scores it keeps back
+    /// (the throttle); on the others every score counts.
+    pub operator: ScoreOperator,
 }
 
 #[derive(Object)]
@@ -157,6 +171,7 @@ pub fn submitted_view(board_name: &str, standing: Standing) -> SubmittedEntry {
         updated: standing.updated,
         status: standing.status,
         order: standing.order,
+        operator: standing.operator,
     }
 }
 
@@ -191,9 +206,11 @@ impl LeaderboardsApi {
         name: BoardName,
         submission: Submission,
         order: Option<Word<ScoreOrder>>,
+        operator: Option<Word<ScoreOperator>>,
     ) -> poem::Result<Json<SubmittedEntry>> {
         let by_score = ByScore {
             order: order.as_ref().map(Word::parse).transpose()?,
+            operator: operator.as_ref().map(Word::parse).transpose()?,
             allowed: auth.0.leaderboards_from_scores,
             limit: auth.0.score_board_limit,
         };
@@ -222,7 +239,7 @@ impl LeaderboardsApi {
             body.score.0,
             body.metadata,
         )?;
-        self.submit_as_player(&auth, name, submission, body.order)
+        self.submit_as_player(&auth, name, submission, body.order, body.operator)
             .await
     }
 
@@ -256,7 +273,7 @@ impl LeaderboardsApi {
             body.score.0,
             body.metadata,
         )?;
-        self.submit_as_player(&auth, name, submission, body.order)
+        self.submit_as_player(&auth, name, submission, body.order, body.operator)
             .await
     }
 

@@ -6,6 +6,7 @@ mod definitions;
 mod durability;
 mod moderation;
 mod nodes;
+mod operators;
 mod periods;
 
 use crate::helpers::{spawn_app, Fetch, TestApp};

@@ -1701,6 +1701,11 @@ export interface components {
              * @description Scores below this are stored as suspicious and kept off the board until approved.
              */
             min_score?: number | null;
+            /**
+             * @description What a submitted score does: `best` (default: kept when better), `latest` (replaces),
+             *     `increment` (added) or `decrement` (subtracted).
+             */
+            operator?: components["schemas"]["ScoreOperator"] | null;
             /** @description `higher` (default) or `lower`: which score is better. */
             order?: components["schemas"]["ScoreOrder"] | null;
             /** @description `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default). */
@@ -2024,6 +2029,8 @@ export interface components {
             max_score?: number | null;
             /** Format: double */
             min_score?: number | null;
+            /** @description `best`, `latest`, `increment` or `decrement`. */
+            operator: components["schemas"]["ScoreOperator"];
             order: components["schemas"]["ScoreOrder"];
             period: components["schemas"]["ResetPeriod"];
             /** Format: date-time */
@@ -2465,6 +2472,8 @@ export interface components {
             message: string;
         };
         /** @enum {string} */
+        ScoreOperator: "best" | "latest" | "increment" | "decrement";
+        /** @enum {string} */
         ScoreOrder: "higher" | "lower";
         /** SetActivity */
         SetActivity: {
@@ -2555,6 +2564,12 @@ export interface components {
             /** @description An object stored with the entry (up to 4 KiB as JSON). */
             metadata?: unknown;
             /**
+             * @description The board's operator when this score creates it: `best` (default: kept when better),
+             *     `latest` (replaces), `increment` (added) or `decrement` (subtracted). For an existing
+             *     board it must be the board's (409 otherwise).
+             */
+            operator?: components["schemas"]["ScoreOperator"] | null;
+            /**
              * @description The board's order when this score creates it: `higher` (default) or `lower`. For an
              *     existing board it must be the board's (409 otherwise).
              */
@@ -2579,6 +2594,12 @@ export interface components {
             /** @description An object stored with the entry (up to 4 KiB as JSON). */
             metadata?: unknown;
             /**
+             * @description The board's operator when this score creates it: `best` (default: kept when better),
+             *     `latest` (replaces), `increment` (added) or `decrement` (subtracted). For an existing
+             *     board it must be the board's (409 otherwise).
+             */
+            operator?: components["schemas"]["ScoreOperator"] | null;
+            /**
              * @description The board's order when this score creates it: `higher` (default) or `lower`. For an
              *     existing board it must be the board's (409 otherwise).
              */
@@ -2601,6 +2622,11 @@ export interface components {
             board_name: string;
             metadata: unknown;
             /**
+             * @description The board's operator. Only on `best` boards may a client merge scores it keeps back
+             *     (the throttle); on the others every score counts.
+             */
+            operator: components["schemas"]["ScoreOperator"];
+            /**
              * @description The board's order: `higher` (higher scores are better) or `lower`. A client keeping
              *     scores back (the 5-second throttle) uses it to know which of two scores is better.
              */
@@ -2619,7 +2645,10 @@ export interface components {
              *     the public board until a moderator approves it.
              */
             status: components["schemas"]["EntryStatus"];
-            /** @description False when a worse or equal score left the stored entry unchanged. */
+            /**
+             * @description False when a worse or equal score left the stored entry unchanged (`best` boards; on
+             *     the others every accepted score changes the entry).
+             */
             updated: boolean;
             /** Format: date-time */
             updated_at: string;
@@ -2808,6 +2837,8 @@ export interface components {
              * @description null clears it.
              */
             min_score?: number | null;
+            /** @description Only while the board has no entries. */
+            operator?: components["schemas"]["ScoreOperator"] | null;
             /** @description Only while the board has no entries. */
             order?: components["schemas"]["ScoreOrder"] | null;
             /** @description Takes effect at once: the current period changes, the old one is archived. */

@@ -6,14 +6,14 @@
 use super::{
     boards::{self, Board, BoardName, PlayerId},
     error::LeaderboardError,
-    writer::Kept,
+    writer::{Apply, Kept, ScoreRow},
 };
 use crate::{
     http::timestamp,
     state::AppState,
     store::group_commit::WriteError,
     store::hot::leaderboards::{sort_score, HotBoard, HotEntry, RankedEntry, Submitted},
-    words::{EntryStatus, ScoreOrder},
+    words::{EntryStatus, ScoreOperator, ScoreOrder},
 };
 use chrono::{DateTime, Utc};
 use entity::{leaderboard_entries as entries, leaderboard_periods as periods, leaderboards};
@@ -67,6 +67,7 @@ pub struct Standing {
     pub updated: bool,
     /// The board's order (which scores are better).
     pub order: ScoreOrder,
+    pub operator: ScoreOperator,
 }
 
 /// A slice of one period of a board.
@@ -132,6 +133,7 @@ pub fn hot_entry_of(model: &entries::Model) -> HotEntry {
         score: model.score,
         reached_micros: model.reached_at,
         payload: payload(&model.player_name, &metadata_of(model), model.updated_at),
+        revision: model.revision,
     }
 }
 
