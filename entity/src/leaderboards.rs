@@ -25,6 +25,8 @@ pub struct Model {
     pub created_by_score: bool,
     /// `best`, `latest`, `increment` or `decrement`: what a submitted score does to the entry.
     pub score_operator: String,
+    /// When an editor last reset the board by hand: the period it cut short ended then.
+    pub reset_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

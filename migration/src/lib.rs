@@ -23,6 +23,7 @@ mod m20261126_000019_index_events_by_player_step;
 mod m20261126_000020_create_analytics_sessions;
 mod m20261127_000030_add_leaderboards_from_scores;
 mod m20261127_000031_add_score_operators;
+mod m20261127_000032_add_leaderboard_reset_at;
 
 pub struct Migrator;
 
@@ -52,6 +53,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000020_create_analytics_sessions::Migration),
             Box::new(m20261127_000030_add_leaderboards_from_scores::Migration),
             Box::new(m20261127_000031_add_score_operators::Migration),
+            Box::new(m20261127_000032_add_leaderboard_reset_at::Migration),
         ]
     }
 }

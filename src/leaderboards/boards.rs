@@ -96,6 +96,17 @@ impl Board {
         PeriodRule {
             kind: self.period,
             auto_reset_at: self.model.auto_reset_at,
+            reset_at: self.model.reset_at,
+        }
+    }
+
+    /// The current period's start and scheduled end (`None`: all-time, never reset / never
+    /// ending), as every board read and submission answer shows them.
+    pub fn schedule(&self, now: DateTime<Utc>) -> Schedule {
+        let rule = self.rule();
+        Schedule {
+            period_start: rule.starts_at(now),
+            resets_at: rule.ends_after(now),
         }
     }
 
@@ -128,6 +139,34 @@ impl Board {
         self.model.min_score.is_some_and(|min| score < min)
             || self.model.max_score.is_some_and(|max| score > max)
     }
+}
+
+/// The current period's start and end as clients see them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Schedule {
+    pub period_start: Option<DateTime<Utc>>,
+    pub resets_at: Option<DateTime<Utc>>,
+}
+
+/// Resets a board by hand (editor): the current period ends now and is archived like one that
+/// ended on schedule; scores go to a new period (`since-<now>`) until the scheduled end.
+pub async fn reset(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+) -> Result<Board, LeaderboardError> {
+    let board = get(state, game_id, name).await?;
+    let now = state.now();
+    let model = leaderboards::Entity::update(leaderboards::ActiveModel {
+        id: Set(board.id()),
+        reset_at: Set(Some(now)),
+        updated_at: Set(now),
+        ..Default::default()
+    })
+    .exec(&state.db)
+    .await?;
+    state.game_changed(game_id).await;
+    Ok(Board::new(model)?)
 }
 
 pub async fn find(
@@ -329,6 +368,7 @@ fn new_model(
         min_score: settings.min_score,
         max_score: settings.max_score,
         open_period: None,
+        reset_at: None,
         created_at: now,
         updated_at: now,
         created_by_score,

@@ -94,6 +94,12 @@ pub struct LeaderboardDefinition {
     pub max_score: Option<Score>,
     /// The key of the period scores go to now.
     pub current_period: String,
+    /// When the current period began; null for an all-time board never reset.
+    #[oai(nullable)]
+    pub period_start: Option<Timestamp>,
+    /// When the current period ends; null when it never does.
+    #[oai(nullable)]
+    pub resets_at: Option<Timestamp>,
     /// True for a board a first score created and the dashboard has not changed since: those
     /// count against the game's `score_board_limit`.
     pub created_by_score: bool,
@@ -198,6 +204,8 @@ fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
         min_score: board.model.min_score.map(Score),
         max_score: board.model.max_score.map(Score),
         current_period: board.current_period(now),
+        period_start: board.schedule(now).period_start.map(Timestamp::from),
+        resets_at: board.schedule(now).resets_at.map(Timestamp::from),
         created_by_score: board.model.created_by_score,
         created_at: Timestamp::from(board.model.created_at),
         updated_at: Timestamp::from(board.model.updated_at),
@@ -370,6 +378,25 @@ impl LeaderboardAdminApi {
             change,
         )
         .await?;
+        Ok(Json(definition_view(&board, self.state.now())))
+    }
+
+    /// Reset a leaderboard by hand (editor): the current period ends now and is archived as
+    /// one that ended on schedule; scores go to a new period until the scheduled end.
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/reset",
+        method = "post",
+        operation_id = "resetLeaderboard"
+    )]
+    async fn reset(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+    ) -> poem::Result<Json<LeaderboardDefinition>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
+        let board =
+            boards::reset(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
         Ok(Json(definition_view(&board, self.state.now())))
     }
 

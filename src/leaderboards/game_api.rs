@@ -105,6 +105,14 @@ pub struct SubmittedEntry {
     /// The board's operator. Only on `best` boards may a client merge scores it keeps back
     /// (the throttle); on the others every score counts.
     pub operator: ScoreOperator,
+    /// When the board's current period began (RFC 3339); null for an all-time board never
+    /// reset.
+    #[oai(nullable)]
+    pub period_start: Option<Timestamp>,
+    /// When the board's current period ends and the board starts over; null when it never
+    /// does (all-time).
+    #[oai(nullable)]
+    pub resets_at: Option<Timestamp>,
 }
 
 #[derive(Object)]
@@ -126,6 +134,14 @@ pub struct LeaderboardPage {
     pub leaderboard: String,
     /// The period read: `YYYY-MM-DD`, `YYYY-Www`, `YYYY-MM`, `all_time` or `since-...`.
     pub period: String,
+    /// When the board's current period began (RFC 3339); null for an all-time board never
+    /// reset.
+    #[oai(nullable)]
+    pub period_start: Option<Timestamp>,
+    /// When the board's current period ends and the board starts over; null when it never
+    /// does (all-time).
+    #[oai(nullable)]
+    pub resets_at: Option<Timestamp>,
     /// Entries on the board in this period.
     pub total: u64,
     pub limit: u64,
@@ -138,6 +154,15 @@ pub struct LeaderboardPage {
 pub struct PlayerStanding {
     pub board_name: String,
     pub period: String,
+    /// When the board's current period began (RFC 3339); null for an all-time board never
+    /// reset.
+    #[oai(nullable)]
+    pub period_start: Option<Timestamp>,
+    /// When the board's current period ends and the board starts over; null when it never
+    /// does (all-time).
+    #[oai(nullable)]
+    pub resets_at: Option<Timestamp>,
+
     /// Entries on the board in this period.
     pub total: u64,
     /// The player's rank.
@@ -172,6 +197,8 @@ pub fn submitted_view(board_name: &str, standing: Standing) -> SubmittedEntry {
         status: standing.status,
         order: standing.order,
         operator: standing.operator,
+        period_start: standing.schedule.period_start.map(Timestamp::from),
+        resets_at: standing.schedule.resets_at.map(Timestamp::from),
     }
 }
 
@@ -321,6 +348,8 @@ impl LeaderboardsApi {
             board_name: name.as_str().to_string(),
             leaderboard: name.as_str().to_string(),
             period: page.period,
+            period_start: page.schedule.period_start.map(Timestamp::from),
+            resets_at: page.schedule.resets_at.map(Timestamp::from),
             total: page.total,
             limit,
             offset,
@@ -372,6 +401,8 @@ impl LeaderboardsApi {
         Ok(Json(PlayerStanding {
             board_name: name.as_str().to_string(),
             period: found.period,
+            period_start: found.schedule.period_start.map(Timestamp::from),
+            resets_at: found.schedule.resets_at.map(Timestamp::from),
             total: found.total,
             rank: found.player.rank,
             entry: entry_view(found.player),

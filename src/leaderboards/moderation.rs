@@ -308,5 +308,6 @@ pub async fn approve(
         updated,
         order: board.order(),
         operator: board.operator(),
+        schedule: board.schedule(now),
     })
 }

@@ -8,6 +8,7 @@ mod moderation;
 mod nodes;
 mod operators;
 mod periods;
+mod schedules;
 
 use crate::helpers::{spawn_app, Fetch, TestApp};
 use chrono::Duration;

@@ -908,6 +908,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/leaderboards/{board_name}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a leaderboard by hand (editor): the current period ends now and is archived as
+         *     one that ended on schedule; scores go to a new period until the scheduled end.
+         */
+        post: operations["resetLeaderboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/members": {
         parameters: {
             query?: never;
@@ -2033,6 +2053,16 @@ export interface components {
             operator: components["schemas"]["ScoreOperator"];
             order: components["schemas"]["ScoreOrder"];
             period: components["schemas"]["ResetPeriod"];
+            /**
+             * Format: date-time
+             * @description When the current period began; null for an all-time board never reset.
+             */
+            period_start?: string | null;
+            /**
+             * Format: date-time
+             * @description When the current period ends; null when it never does.
+             */
+            resets_at?: string | null;
             /** Format: date-time */
             updated_at: string;
         };
@@ -2078,6 +2108,18 @@ export interface components {
             offset: number;
             /** @description The period read: `YYYY-MM-DD`, `YYYY-Www`, `YYYY-MM`, `all_time` or `since-...`. */
             period: string;
+            /**
+             * Format: date-time
+             * @description When the board's current period began (RFC 3339); null for an all-time board never
+             *     reset.
+             */
+            period_start?: string | null;
+            /**
+             * Format: date-time
+             * @description When the board's current period ends and the board starts over; null when it never
+             *     does (all-time).
+             */
+            resets_at?: string | null;
             /**
              * Format: uint64
              * @description Entries on the board in this period.
@@ -2297,10 +2339,22 @@ export interface components {
             entry: components["schemas"]["LeaderboardEntry"];
             period: string;
             /**
+             * Format: date-time
+             * @description When the board's current period began (RFC 3339); null for an all-time board never
+             *     reset.
+             */
+            period_start?: string | null;
+            /**
              * Format: uint64
              * @description The player's rank.
              */
             rank: number;
+            /**
+             * Format: date-time
+             * @description When the board's current period ends and the board starts over; null when it never
+             *     does (all-time).
+             */
+            resets_at?: string | null;
             /**
              * Format: uint64
              * @description Entries on the board in this period.
@@ -2631,6 +2685,12 @@ export interface components {
              *     scores back (the 5-second throttle) uses it to know which of two scores is better.
              */
             order: components["schemas"]["ScoreOrder"];
+            /**
+             * Format: date-time
+             * @description When the board's current period began (RFC 3339); null for an all-time board never
+             *     reset.
+             */
+            period_start?: string | null;
             player_id: string;
             player_name?: string | null;
             /**
@@ -2638,6 +2698,12 @@ export interface components {
              * @description Position on the board, 1 first; null while the entry is suspicious.
              */
             rank?: number | null;
+            /**
+             * Format: date-time
+             * @description When the board's current period ends and the board starts over; null when it never
+             *     does (all-time).
+             */
+            resets_at?: string | null;
             /** Format: double */
             score: number;
             /**
@@ -8770,6 +8836,91 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["BoardPeriods"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetLeaderboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                board_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["LeaderboardDefinition"];
                 };
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */

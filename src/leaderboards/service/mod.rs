@@ -4,7 +4,7 @@
 //! current period is read from the hot store, rebuilt from the cold store whenever it is
 //! missing (here, for both sides); finished periods are read from the cold store.
 use super::{
-    boards::{self, Board, BoardName, PlayerId},
+    boards::{self, Board, BoardName, PlayerId, Schedule},
     error::LeaderboardError,
     writer::{Apply, Kept, ScoreRow},
 };
@@ -68,12 +68,16 @@ pub struct Standing {
     /// The board's order (which scores are better).
     pub order: ScoreOrder,
     pub operator: ScoreOperator,
+    /// The board's current period.
+    pub schedule: Schedule,
 }
 
 /// A slice of one period of a board.
 #[derive(Debug, Clone)]
 pub struct Page {
     pub period: String,
+    /// The board's current period (whichever period was read).
+    pub schedule: Schedule,
     pub total: u64,
     pub entries: Vec<Ranked>,
 }
@@ -82,6 +86,8 @@ pub struct Page {
 #[derive(Debug, Clone)]
 pub struct Around {
     pub period: String,
+    /// The board's current period (whichever period was read).
+    pub schedule: Schedule,
     pub total: u64,
     pub player: Ranked,
     pub entries: Vec<Ranked>,

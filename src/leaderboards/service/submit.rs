@@ -204,6 +204,7 @@ async fn submit_to(
             updated,
             order: board.order(),
             operator,
+            schedule: board.schedule(now),
         }));
     }
     let submitted = hot_submit(state, board, &period, &hot_entry, now).await?;
@@ -214,6 +215,7 @@ async fn submit_to(
         updated,
         order: board.order(),
         operator,
+        schedule: board.schedule(now),
     }))
 }
 
