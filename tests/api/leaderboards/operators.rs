@@ -271,3 +271,41 @@ async fn a_redis_flush_loses_no_total() {
     assert_eq!(ranking(&app, &key, "flushed").await, before);
     assert_eq!(send(&app, &key, "flushed", "p0", 1.0).await["score"], 9);
 }
+
+#[tokio::test]
+async fn a_flagged_change_waits_for_review_and_approval_applies_it() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    define(
+        &app,
+        &token,
+        &game_id,
+        json!({ "board_name": "xp", "operator": "increment", "max_score": 100 }),
+    )
+    .await;
+    send(&app, &key, "xp", "ann", 40.0).await;
+    let flagged = send(&app, &key, "xp", "ann", 500.0).await;
+    assert_eq!(
+        (flagged["status"].clone(), flagged["rank"].clone()),
+        (json!("suspicious"), Value::Null)
+    );
+    assert_eq!(
+        ranking(&app, &key, "xp").await,
+        ranked(&[("ann", 40.0)]),
+        "held back"
+    );
+    send(&app, &key, "xp", "ann", 2.0).await;
+
+    let (status, approved) = app
+        .dashboard_call(
+            Method::POST,
+            &format!("/v1/games/{game_id}/leaderboards/xp/entries/ann/approve"),
+            &token,
+        )
+        .await;
+    assert_eq!(status, 200, "{approved}");
+    assert_eq!(approved["score"], 542, "added to the total, not kept-best");
+    assert_eq!(ranking(&app, &key, "xp").await, ranked(&[("ann", 542.0)]));
+    lose_hot_copy(&app, &game_id, "xp").await;
+    assert_eq!(ranking(&app, &key, "xp").await, ranked(&[("ann", 542.0)]));
+}

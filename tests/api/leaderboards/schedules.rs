@@ -80,7 +80,10 @@ async fn an_editor_can_reset_a_board_by_hand_and_the_old_period_is_archived() {
         .await;
     assert_eq!(status, 200, "{reset}");
     let began = app.state.now() - instant(&reset["period_start"]);
-    assert!(began >= Duration::zero() && began < Duration::seconds(2), "{reset}");
+    assert!(
+        began >= Duration::zero() && began < Duration::seconds(2),
+        "{reset}"
+    );
     assert_eq!(
         reset["resets_at"],
         Value::Null,
