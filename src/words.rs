@@ -254,6 +254,20 @@ word_set!(
     refused: "order must be higher or lower"
 );
 word_set!(
+    /// What a submitted score does to the player's entry on a board.
+    ScoreOperator {
+        /// Kept only when better than the stored score (the interface's rule, the default).
+        Best = "best",
+        /// Replaces the stored score.
+        Latest = "latest",
+        /// Added to the stored score (from 0).
+        Increment = "increment",
+        /// Subtracted from the stored score (from 0).
+        Decrement = "decrement",
+    }
+    refused: "operator must be best, latest, increment or decrement"
+);
+word_set!(
     /// How often a board starts over.
     ResetPeriod { Daily = "daily", Weekly = "weekly", Monthly = "monthly", AllTime = "all_time" }
     refused: "period must be daily, weekly, monthly or all_time"

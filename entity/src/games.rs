@@ -26,6 +26,10 @@ pub struct Model {
     pub retention_days: Option<i32>,
     /// Monthly event quota the instance admin set instead of the tier's; none: the tier's.
     pub event_quota: Option<i64>,
+    /// Whether a score may create a board the dashboard has not defined (else 404).
+    pub leaderboards_from_scores: bool,
+    /// How many boards scores may create (boards defined in the dashboard do not count).
+    pub score_board_limit: i32,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -23,6 +23,9 @@ pub struct Model {
     #[sea_orm(column_type = "Text")]
     pub metadata: String,
     pub updated_at: DateTimeUtc,
+    /// Counted up by every change of a `latest`, `increment` or `decrement` board's entry (0 on
+    /// `best` boards): the hot store keeps the entry of the highest revision.
+    pub revision: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -20,6 +20,13 @@ pub struct Model {
     pub open_period: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    /// Created by a first score rather than defined in the dashboard (counted against the
+    /// game's `score_board_limit` until the dashboard changes it).
+    pub created_by_score: bool,
+    /// `best`, `latest`, `increment` or `decrement`: what a submitted score does to the entry.
+    pub score_operator: String,
+    /// When an editor last reset the board by hand: the period it cut short ended then.
+    pub reset_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

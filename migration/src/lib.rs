@@ -22,6 +22,9 @@ mod m20261126_000018_create_analytics_paying_days;
 mod m20261126_000019_index_events_by_player_step;
 mod m20261126_000020_create_analytics_sessions;
 mod m20261127_000021_add_alert_rule_metric;
+mod m20261127_000030_add_leaderboards_from_scores;
+mod m20261127_000031_add_score_operators;
+mod m20261127_000032_add_leaderboard_reset_at;
 mod m20261127_000040_create_analytics_progression_economy;
 
 pub struct Migrator;
@@ -51,6 +54,9 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000019_index_events_by_player_step::Migration),
             Box::new(m20261126_000020_create_analytics_sessions::Migration),
             Box::new(m20261127_000021_add_alert_rule_metric::Migration),
+            Box::new(m20261127_000030_add_leaderboards_from_scores::Migration),
+            Box::new(m20261127_000031_add_score_operators::Migration),
+            Box::new(m20261127_000032_add_leaderboard_reset_at::Migration),
             Box::new(m20261127_000040_create_analytics_progression_economy::Migration),
         ]
     }

@@ -40,6 +40,10 @@ pub struct KeyContext {
     /// Whether the bare key may read reports not about one player (funnels, presence list).
     pub key_reads: bool,
     pub player_rate_limit_per_minute: Option<u64>,
+    /// Whether a score may create a leaderboard the dashboard has not defined.
+    pub leaderboards_from_scores: bool,
+    /// How many leaderboards scores may create.
+    pub score_board_limit: u32,
 }
 
 impl KeyContext {
@@ -118,5 +122,7 @@ fn context(key: api_keys::Model, game: games::Model) -> Result<KeyContext, Corru
         tier: Tier::stored(&game.tier)?,
         event_quota: game.event_quota,
         event_validation: EventValidation::stored(&game.event_validation)?,
+        leaderboards_from_scores: game.leaderboards_from_scores,
+        score_board_limit: game.score_board_limit.max(0) as u32,
     })
 }

@@ -80,6 +80,14 @@ pub struct UpdateGame {
     /// whole number of events or `"unlimited"`; null goes back to the tier's.
     #[oai(nullable)]
     pub monthly_event_quota: MaybeUndefined<serde_json::Value>,
+    /// Whether a score may create a leaderboard the dashboard has not defined (default
+    /// true); false refuses such scores with 404.
+    #[oai(nullable)]
+    pub leaderboards_from_scores: Option<bool>,
+    /// How many leaderboards scores may create, 0 to 10,000 (default 100); boards defined
+    /// or changed in the dashboard do not count.
+    #[oai(nullable)]
+    pub score_board_limit: Option<u32>,
 }
 
 #[derive(Object)]
@@ -113,6 +121,10 @@ pub struct Game {
     /// Days events are kept before the worker deletes them; null: kept for good.
     #[oai(nullable)]
     pub retention_days: Option<u32>,
+    /// Whether a score may create a leaderboard the dashboard has not defined.
+    pub leaderboards_from_scores: bool,
+    /// How many leaderboards scores may create.
+    pub score_board_limit: u32,
     /// The caller's role on this game.
     pub role: words::Role,
     pub created_at: Timestamp,
@@ -207,6 +219,8 @@ pub fn game_view(game: games::Model, role: Role) -> Result<Game, GameError> {
         player_rate_limit_per_minute: game.player_rate_limit_per_minute.map(|l| l.max(0) as u32),
         player_secret_set: game.player_secret.is_some(),
         retention_days: game.retention_days.map(|days| days.max(0) as u32),
+        leaderboards_from_scores: game.leaderboards_from_scores,
+        score_board_limit: game.score_board_limit.max(0) as u32,
         role,
         created_at: Timestamp::from(game.created_at),
     })
@@ -332,6 +346,11 @@ impl GamesApi {
                 MaybeUndefined::Null => Some(None),
                 MaybeUndefined::Value(days) => Some(Some(service::parse_retention_days(days)?)),
             },
+            leaderboards_from_scores: body.leaderboards_from_scores,
+            score_board_limit: body
+                .score_board_limit
+                .map(service::parse_score_board_limit)
+                .transpose()?,
         };
         let game = service::update(&self.state, access.game, changes).await?;
         Ok(Json(game_view(game, access.role)?))

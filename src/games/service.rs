@@ -30,6 +30,21 @@ pub fn monthly_quota(tier: Tier, event_quota: Option<i64>) -> u64 {
 /// and still a whole number in JavaScript.
 pub const UNLIMITED_EVENTS: u64 = 9_007_199_254_740_991;
 
+/// How many boards a game's scores may create unless its owner says otherwise, and the most
+/// an owner may allow.
+pub const DEFAULT_SCORE_BOARD_LIMIT: u32 = 100;
+pub const MAX_SCORE_BOARD_LIMIT: u32 = 10_000;
+
+/// `score_board_limit` as the dashboard sends it: 0 to 10,000.
+pub fn parse_score_board_limit(limit: u32) -> Result<i32, GameError> {
+    if limit > MAX_SCORE_BOARD_LIMIT {
+        return Err(GameError::Invalid(format!(
+            "score_board_limit must be a whole number from 0 to {MAX_SCORE_BOARD_LIMIT}"
+        )));
+    }
+    Ok(limit as i32)
+}
+
 /// `monthly_event_quota` as the dashboard sends it: a whole number of events or `"unlimited"`.
 pub fn parse_event_quota(raw: &serde_json::Value) -> Result<i64, GameError> {
     let quota = match raw {
@@ -110,6 +125,8 @@ pub async fn create(
         max_rate_limit_per_minute: None,
         retention_days: None,
         event_quota: None,
+        leaderboards_from_scores: true,
+        score_board_limit: DEFAULT_SCORE_BOARD_LIMIT as i32,
     };
     let txn = state.db.begin().await?;
     if let Some(cap) = owned_cap {
@@ -220,6 +237,8 @@ pub struct GameChanges {
     pub retention_days: Option<Option<i32>>,
     /// `Some(None)` goes back to the tier's quota.
     pub event_quota: Option<Option<i64>>,
+    pub leaderboards_from_scores: Option<bool>,
+    pub score_board_limit: Option<i32>,
 }
 
 pub async fn update(
@@ -260,6 +279,12 @@ pub async fn update(
     }
     if let Some(days) = changes.retention_days {
         row.retention_days = Set(days);
+    }
+    if let Some(allowed) = changes.leaderboards_from_scores {
+        row.leaderboards_from_scores = Set(allowed);
+    }
+    if let Some(limit) = changes.score_board_limit {
+        row.score_board_limit = Set(limit);
     }
     let updated = row.update(&state.db).await?;
     state.game_changed(updated.id).await;

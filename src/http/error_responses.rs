@@ -35,7 +35,8 @@ const EXTRA: &[(&str, &[u16])] = &[
     ("writeSave", &[409]),
     ("deleteSave", &[409]),
     ("unlockAchievement", &[404]),
-    ("submitScore", &[403]),
+    ("submitScore", &[403, 404, 409]),
+    ("submitScoreToBoard", &[409]),
 ];
 
 /// Routes outside the rate limiter and the stores.

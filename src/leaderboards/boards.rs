@@ -9,7 +9,10 @@ use crate::{state::AppState, store::hot::leaderboards::HotBoard, words::CorruptW
 use chrono::{DateTime, Duration, Utc};
 use entity::{leaderboard_bans, leaderboard_entries, leaderboards};
 use sea_orm::{
-    sea_query::OnConflict, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder,
+    sea_query::{Expr, ExprTrait, Func, LikeExpr, OnConflict},
+    ActiveValue::Set,
+    ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+    TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -43,7 +46,7 @@ impl BoardName {
 
 pub use crate::player_id::PlayerId;
 
-pub use crate::words::ScoreOrder;
+pub use crate::words::{ScoreOperator, ScoreOrder};
 
 pub fn parse_period(raw: &str) -> Result<PeriodKind, LeaderboardError> {
     Ok(PeriodKind::parse(raw)?)
@@ -55,6 +58,7 @@ pub struct Board {
     pub model: leaderboards::Model,
     order: ScoreOrder,
     period: PeriodKind,
+    operator: ScoreOperator,
 }
 
 impl Board {
@@ -63,6 +67,7 @@ impl Board {
         Ok(Self {
             order: ScoreOrder::stored(&model.score_order)?,
             period: PeriodKind::stored(&model.period)?,
+            operator: ScoreOperator::stored(&model.score_operator)?,
             model,
         })
     }
@@ -83,10 +88,25 @@ impl Board {
         self.order
     }
 
+    pub fn operator(&self) -> ScoreOperator {
+        self.operator
+    }
+
     pub fn rule(&self) -> PeriodRule {
         PeriodRule {
             kind: self.period,
             auto_reset_at: self.model.auto_reset_at,
+            reset_at: self.model.reset_at,
+        }
+    }
+
+    /// The current period's start and scheduled end (`None`: all-time, never reset / never
+    /// ending), as every board read and submission answer shows them.
+    pub fn schedule(&self, now: DateTime<Utc>) -> Schedule {
+        let rule = self.rule();
+        Schedule {
+            period_start: rule.starts_at(now),
+            resets_at: rule.ends_after(now),
         }
     }
 
@@ -109,6 +129,7 @@ impl Board {
             board_id: self.model.id.to_string(),
             period: period.to_string(),
             lower_is_better: self.lower_is_better(),
+            by_revision: self.operator != ScoreOperator::Best,
             expires_at,
         }
     }
@@ -118,6 +139,34 @@ impl Board {
         self.model.min_score.is_some_and(|min| score < min)
             || self.model.max_score.is_some_and(|max| score > max)
     }
+}
+
+/// The current period's start and end as clients see them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Schedule {
+    pub period_start: Option<DateTime<Utc>>,
+    pub resets_at: Option<DateTime<Utc>>,
+}
+
+/// Resets a board by hand (editor): the current period ends now and is archived like one that
+/// ended on schedule; scores go to a new period (`since-<now>`) until the scheduled end.
+pub async fn reset(
+    state: &AppState,
+    game_id: Uuid,
+    name: &BoardName,
+) -> Result<Board, LeaderboardError> {
+    let board = get(state, game_id, name).await?;
+    let now = state.now();
+    let model = leaderboards::Entity::update(leaderboards::ActiveModel {
+        id: Set(board.id()),
+        reset_at: Set(Some(now)),
+        updated_at: Set(now),
+        ..Default::default()
+    })
+    .exec(&state.db)
+    .await?;
+    state.game_changed(game_id).await;
+    Ok(Board::new(model)?)
 }
 
 pub async fn find(
@@ -188,22 +237,60 @@ pub async fn get(
         .ok_or(LeaderboardError::NoSuchBoard)
 }
 
-pub async fn list(state: &AppState, game_id: Uuid) -> Result<Vec<Board>, LeaderboardError> {
-    let models = leaderboards::Entity::find()
-        .filter(leaderboards::Column::GameId.eq(game_id))
+/// Boards a list shows unless `limit` says otherwise, and the most it shows.
+pub const DEFAULT_LIST_LIMIT: u64 = 100;
+pub const MAX_LIST_LIMIT: u64 = 500;
+
+/// One page of a game's boards by name, those whose name contains `search` (any case) only.
+pub struct BoardList {
+    pub total: u64,
+    pub boards: Vec<Board>,
+}
+
+pub async fn list(
+    state: &AppState,
+    game_id: Uuid,
+    search: Option<&str>,
+    offset: u64,
+    limit: u64,
+) -> Result<BoardList, LeaderboardError> {
+    let mut query = leaderboards::Entity::find().filter(leaderboards::Column::GameId.eq(game_id));
+    if let Some(search) = search.filter(|s| !s.is_empty()) {
+        // LIKE with its wildcards escaped, on lowercased names: the same on SQLite and PostgreSQL.
+        let escaped: String = search
+            .to_lowercase()
+            .chars()
+            .flat_map(|c| match c {
+                '%' | '_' | '\\' => vec!['\\', c],
+                c => vec![c],
+            })
+            .collect();
+        query = query.filter(
+            Expr::expr(Func::lower(Expr::col(leaderboards::Column::BoardName)))
+                .like(LikeExpr::new(format!("%{escaped}%")).escape('\\')),
+        );
+    }
+    let total = query.clone().count(&state.db).await?;
+    let models = query
         .order_by_asc(leaderboards::Column::BoardName)
+        .offset(offset)
+        .limit(limit)
         .all(&state.db)
         .await?;
-    Ok(models
-        .into_iter()
-        .map(Board::new)
-        .collect::<Result<_, _>>()?)
+    Ok(BoardList {
+        total,
+        boards: models
+            .into_iter()
+            .map(Board::new)
+            .collect::<Result<_, _>>()?,
+    })
 }
 
 /// The settings a board is created or changed with.
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub order: ScoreOrder,
+    pub operator: ScoreOperator,
     pub period: PeriodKind,
     pub auto_reset_at: Option<DateTime<Utc>>,
     pub min_score: Option<f64>,
@@ -214,6 +301,7 @@ impl Default for Settings {
     fn default() -> Self {
         Self {
             order: ScoreOrder::Higher,
+            operator: ScoreOperator::Best,
             period: PeriodKind::AllTime,
             auto_reset_at: None,
             min_score: None,
@@ -253,6 +341,7 @@ impl Settings {
             } else {
                 ScoreOrder::Higher
             },
+            operator: board.operator(),
             period: board.rule().kind,
             auto_reset_at: board.model.auto_reset_at,
             min_score: board.model.min_score,
@@ -266,20 +355,42 @@ fn new_model(
     name: &BoardName,
     settings: &Settings,
     now: DateTime<Utc>,
+    created_by_score: bool,
 ) -> leaderboards::Model {
     leaderboards::Model {
         id: Uuid::now_v7(),
         game_id,
         board_name: name.as_str().to_string(),
         score_order: settings.order.as_str().to_string(),
+        score_operator: settings.operator.as_str().to_string(),
         period: settings.period.as_str().to_string(),
         auto_reset_at: settings.auto_reset_at,
         min_score: settings.min_score,
         max_score: settings.max_score,
         open_period: None,
+        reset_at: None,
         created_at: now,
         updated_at: now,
+        created_by_score,
     }
+}
+
+/// Inserts a board unless the game has one of that name; the number of boards inserted.
+async fn insert_if_absent(
+    db: &impl sea_orm::ConnectionTrait,
+    model: leaderboards::Model,
+) -> Result<u64, sea_orm::DbErr> {
+    leaderboards::Entity::insert(leaderboards::ActiveModel::from(model))
+        .on_conflict(
+            OnConflict::columns([
+                leaderboards::Column::GameId,
+                leaderboards::Column::BoardName,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await
 }
 
 /// Defines a board (dashboard). 409 when the name is taken, even by a board a score created.
@@ -290,50 +401,111 @@ pub async fn create(
     settings: Settings,
 ) -> Result<Board, LeaderboardError> {
     settings.validate()?;
-    let model = new_model(game_id, name, &settings, state.now());
-    let inserted = leaderboards::Entity::insert(leaderboards::ActiveModel::from(model.clone()))
-        .on_conflict(
-            OnConflict::columns([
-                leaderboards::Column::GameId,
-                leaderboards::Column::BoardName,
-            ])
-            .do_nothing()
-            .to_owned(),
-        )
-        .exec_without_returning(&state.db)
-        .await?;
+    let model = new_model(game_id, name, &settings, state.now(), false);
+    let inserted = insert_if_absent(&state.db, model.clone()).await?;
     if inserted == 0 {
         return Err(LeaderboardError::BoardExists);
     }
     Ok(Board::new(model)?)
 }
 
-/// The board a score goes to, created with the defaults when it has no definition yet.
-/// The board a score is sent to, through the per-node cache; created with defaults when it
-/// has no definition yet. (Bans are checked by the score write itself, never from a cache.)
+/// What a submission asks of its board: the settings a first score creates it with (the
+/// defaults for those it leaves out), and the game's rules for boards made by scores.
+#[derive(Debug, Clone, Copy)]
+pub struct ByScore {
+    pub order: Option<ScoreOrder>,
+    pub operator: Option<ScoreOperator>,
+    /// False: only boards that exist take scores (the game's `leaderboards_from_scores`).
+    pub allowed: bool,
+    /// How many boards made by scores the game may have (`score_board_limit`).
+    pub limit: u32,
+}
+
+impl ByScore {
+    /// 409 when the submission names settings the existing board does not have: its scores
+    /// would be ranked otherwise than the game expects.
+    fn check(&self, board: &Board) -> Result<(), LeaderboardError> {
+        if let Some(order) = self.order {
+            if order != board.order() {
+                return Err(LeaderboardError::SettingsDiffer(format!(
+                    "this leaderboard's order is {}, not {}: its order is set by its first score \
+                     or in the dashboard",
+                    board.order(),
+                    order
+                )));
+            }
+        }
+        if let Some(operator) = self.operator {
+            if operator != board.operator() {
+                return Err(LeaderboardError::SettingsDiffer(format!(
+                    "this leaderboard's operator is {}, not {}: its operator is set by its first \
+                     score or in the dashboard",
+                    board.operator(),
+                    operator
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The board a score is sent to, through the per-node cache; created with the settings the
+/// submission names when it has no definition yet, unless the game refuses boards made by
+/// scores (404) or already has its limit of them (409). (Bans are checked by the score write
+/// itself, never from a cache.)
 pub async fn find_or_create_cached(
     state: &AppState,
     game_id: Uuid,
     name: &BoardName,
+    by_score: ByScore,
 ) -> Result<Board, LeaderboardError> {
     if let Some(board) = find_cached(state, game_id, name).await? {
+        by_score.check(&board)?;
         return Ok(board);
     }
-    let model = new_model(game_id, name, &Settings::default(), state.now());
-    leaderboards::Entity::insert(leaderboards::ActiveModel::from(model))
-        .on_conflict(
-            OnConflict::columns([
-                leaderboards::Column::GameId,
-                leaderboards::Column::BoardName,
-            ])
-            .do_nothing()
-            .to_owned(),
+    if !by_score.allowed {
+        return Err(LeaderboardError::NotDefined);
+    }
+    let settings = Settings {
+        order: by_score.order.unwrap_or(ScoreOrder::Higher),
+        operator: by_score.operator.unwrap_or(ScoreOperator::Best),
+        ..Settings::default()
+    };
+    let model = new_model(game_id, name, &settings, state.now(), true);
+    let txn = state.db.begin().await?;
+    // The game's row is locked until commit, so concurrent first scores of new boards count
+    // one after another and never pass the limit together.
+    entity::games::Entity::update_many()
+        .col_expr(
+            entity::games::Column::Id,
+            Expr::col(entity::games::Column::Id),
         )
-        .exec_without_returning(&state.db)
+        .filter(entity::games::Column::Id.eq(game_id))
+        .exec(&txn)
         .await?;
-    find_cached(state, game_id, name)
+    let exists = leaderboards::Entity::find()
+        .filter(leaderboards::Column::GameId.eq(game_id))
+        .filter(leaderboards::Column::BoardName.eq(name.as_str()))
+        .count(&txn)
         .await?
-        .ok_or(LeaderboardError::NoSuchBoard)
+        > 0;
+    if !exists {
+        let made_by_scores = leaderboards::Entity::find()
+            .filter(leaderboards::Column::GameId.eq(game_id))
+            .filter(leaderboards::Column::CreatedByScore.eq(true))
+            .count(&txn)
+            .await?;
+        if made_by_scores >= u64::from(by_score.limit) {
+            return Err(LeaderboardError::ScoreBoardLimit(by_score.limit));
+        }
+        insert_if_absent(&txn, model).await?;
+    }
+    txn.commit().await?;
+    let board = find_cached(state, game_id, name)
+        .await?
+        .ok_or(LeaderboardError::NoSuchBoard)?;
+    by_score.check(&board)?;
+    Ok(board)
 }
 
 /// Drops this node's cached copy of a definition, so the next use reads it again.
@@ -348,6 +520,7 @@ pub fn forget(state: &AppState, game_id: Uuid, name: &BoardName) {
 #[derive(Debug, Clone, Default)]
 pub struct Change {
     pub order: Option<ScoreOrder>,
+    pub operator: Option<ScoreOperator>,
     pub period: Option<PeriodKind>,
     pub auto_reset_at: Option<Option<DateTime<Utc>>>,
     pub min_score: Option<Option<f64>>,
@@ -364,18 +537,27 @@ pub async fn update(
 ) -> Result<Board, LeaderboardError> {
     let board = get(state, game_id, name).await?;
     let mut settings = Settings::of(&board);
-    if let Some(order) = change.order {
-        if order != settings.order {
-            let has_entries = leaderboard_entries::Entity::find()
+    let has_entries = || async {
+        Ok::<_, LeaderboardError>(
+            leaderboard_entries::Entity::find()
                 .filter(leaderboard_entries::Column::BoardId.eq(board.id()))
                 .one(&state.db)
                 .await?
-                .is_some();
-            if has_entries {
-                return Err(LeaderboardError::OrderLocked);
-            }
+                .is_some(),
+        )
+    };
+    if let Some(order) = change.order {
+        if order != settings.order && has_entries().await? {
+            return Err(LeaderboardError::OrderLocked);
         }
         settings.order = order;
+    }
+    // Stored entries were made under the old operator (a best score, a total, a last score).
+    if let Some(operator) = change.operator {
+        if operator != settings.operator && has_entries().await? {
+            return Err(LeaderboardError::OperatorLocked);
+        }
+        settings.operator = operator;
     }
     if let Some(period) = change.period {
         settings.period = period;
@@ -394,11 +576,15 @@ pub async fn update(
     let updated = leaderboards::ActiveModel {
         id: Set(board.id()),
         score_order: Set(settings.order.as_str().to_string()),
+        score_operator: Set(settings.operator.as_str().to_string()),
         period: Set(settings.period.as_str().to_string()),
         auto_reset_at: Set(settings.auto_reset_at),
         min_score: Set(settings.min_score),
         max_score: Set(settings.max_score),
         updated_at: Set(now),
+        // Changed in the dashboard, the board is defined there: no longer one of the boards
+        // scores made (so it leaves the game's count of those).
+        created_by_score: Set(false),
         ..Default::default()
     };
     let model = leaderboards::Entity::update(updated)

@@ -38,6 +38,10 @@ pub struct CreateLeaderboard {
     /// `higher` (default) or `lower`: which score is better.
     #[oai(nullable)]
     pub order: Option<Word<words::ScoreOrder>>,
+    /// What a submitted score does: `best` (default: kept when better), `latest` (replaces),
+    /// `increment` (added) or `decrement` (subtracted).
+    #[oai(nullable)]
+    pub operator: Option<Word<words::ScoreOperator>>,
     /// `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default).
     #[oai(nullable)]
     pub period: Option<Word<ResetPeriod>>,
@@ -58,6 +62,9 @@ pub struct UpdateLeaderboard {
     /// Only while the board has no entries.
     #[oai(nullable)]
     pub order: Option<Word<words::ScoreOrder>>,
+    /// Only while the board has no entries.
+    #[oai(nullable)]
+    pub operator: Option<Word<words::ScoreOperator>>,
     /// Takes effect at once: the current period changes, the old one is archived.
     #[oai(nullable)]
     pub period: Option<Word<ResetPeriod>>,
@@ -76,6 +83,8 @@ pub struct UpdateLeaderboard {
 pub struct LeaderboardDefinition {
     pub board_name: String,
     pub order: words::ScoreOrder,
+    /// `best`, `latest`, `increment` or `decrement`.
+    pub operator: words::ScoreOperator,
     pub period: ResetPeriod,
     #[oai(nullable)]
     pub auto_reset_at: Option<Timestamp>,
@@ -85,13 +94,27 @@ pub struct LeaderboardDefinition {
     pub max_score: Option<Score>,
     /// The key of the period scores go to now.
     pub current_period: String,
+    /// When the current period began; null for an all-time board never reset.
+    #[oai(nullable)]
+    pub period_start: Option<Timestamp>,
+    /// When the current period ends; null when it never does.
+    #[oai(nullable)]
+    pub resets_at: Option<Timestamp>,
+    /// True for a board a first score created and the dashboard has not changed since: those
+    /// count against the game's `score_board_limit`.
+    pub created_by_score: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
 
 #[derive(Object)]
 pub struct LeaderboardDefinitions {
+    /// By name.
     pub leaderboards: Vec<LeaderboardDefinition>,
+    /// Boards matching `search` (all the game's without it).
+    pub total: u64,
+    pub limit: u64,
+    pub offset: u64,
 }
 
 #[derive(Object)]
@@ -175,11 +198,15 @@ fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
     LeaderboardDefinition {
         board_name: board.model.board_name.clone(),
         order: board.order(),
+        operator: board.operator(),
         period: board.period_kind(),
         auto_reset_at: board.model.auto_reset_at.map(Timestamp::from),
         min_score: board.model.min_score.map(Score),
         max_score: board.model.max_score.map(Score),
         current_period: board.current_period(now),
+        period_start: board.schedule(now).period_start.map(Timestamp::from),
+        resets_at: board.schedule(now).resets_at.map(Timestamp::from),
+        created_by_score: board.model.created_by_score,
         created_at: Timestamp::from(board.model.created_at),
         updated_at: Timestamp::from(board.model.updated_at),
     }
@@ -229,6 +256,10 @@ impl LeaderboardAdminApi {
                 .order
                 .as_ref()
                 .map_or(Ok(ScoreOrder::Higher), Word::parse)?,
+            operator: body
+                .operator
+                .as_ref()
+                .map_or(Ok(words::ScoreOperator::Best), Word::parse)?,
             period: body
                 .period
                 .as_ref()
@@ -248,7 +279,8 @@ impl LeaderboardAdminApi {
         ))))
     }
 
-    /// The game's leaderboards (viewer), including those created by a first score.
+    /// The game's leaderboards by name (viewer), including those created by a first score:
+    /// `search` keeps those whose name contains it (any case); `limit` 1 to 500 (default 100).
     #[oai(
         path = "/:game_id/leaderboards",
         method = "get",
@@ -258,12 +290,43 @@ impl LeaderboardAdminApi {
         &self,
         auth: BearerAuth,
         game_id: Path<Uuid>,
+        /// Part of a board name, any case.
+        search: Query<Option<String>>,
+        /// 1 to 500 (default 100).
+        limit: Query<Option<i64>>,
+        /// Boards to skip (default 0).
+        offset: Query<Option<i64>>,
     ) -> poem::Result<Json<LeaderboardDefinitions>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let limit = match limit.0 {
+            None => boards::DEFAULT_LIST_LIMIT,
+            Some(limit) if (1..=boards::MAX_LIST_LIMIT as i64).contains(&limit) => limit as u64,
+            Some(_) => {
+                return Err(
+                    LeaderboardError::invalid("limit must be an integer from 1 to 500").into(),
+                )
+            }
+        };
+        let (_, offset) = paging(None, offset.0)?;
+        if search
+            .0
+            .as_deref()
+            .is_some_and(|s| s.chars().count() > boards::MAX_BOARD_NAME_CHARS)
+        {
+            return Err(LeaderboardError::invalid("search must be at most 255 characters").into());
+        }
         let now = self.state.now();
-        let boards = boards::list(&self.state, game_id.0).await?;
+        let found =
+            boards::list(&self.state, game_id.0, search.0.as_deref(), offset, limit).await?;
         Ok(Json(LeaderboardDefinitions {
-            leaderboards: boards.iter().map(|b| definition_view(b, now)).collect(),
+            leaderboards: found
+                .boards
+                .iter()
+                .map(|b| definition_view(b, now))
+                .collect(),
+            total: found.total,
+            limit,
+            offset,
         }))
     }
 
@@ -302,6 +365,7 @@ impl LeaderboardAdminApi {
         let body = body.0;
         let change = Change {
             order: body.order.as_ref().map(Word::parse).transpose()?,
+            operator: body.operator.as_ref().map(Word::parse).transpose()?,
             period: body.period.as_ref().map(Word::parse).transpose()?,
             auto_reset_at: maybe(body.auto_reset_at, |raw| parse_instant(&raw))?,
             min_score: maybe(body.min_score, |score| Ok(score.0))?,
@@ -314,6 +378,25 @@ impl LeaderboardAdminApi {
             change,
         )
         .await?;
+        Ok(Json(definition_view(&board, self.state.now())))
+    }
+
+    /// Reset a leaderboard by hand (editor): the current period ends now and is archived as
+    /// one that ended on schedule; scores go to a new period until the scheduled end.
+    #[oai(
+        path = "/:game_id/leaderboards/:board_name/reset",
+        method = "post",
+        operation_id = "resetLeaderboard"
+    )]
+    async fn reset(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        board_name: Path<String>,
+    ) -> poem::Result<Json<LeaderboardDefinition>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
+        let board =
+            boards::reset(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
         Ok(Json(definition_view(&board, self.state.now())))
     }
 

@@ -15,6 +15,14 @@ pub enum LeaderboardError {
     BoardExists,
     #[error("order cannot change once the board has entries")]
     OrderLocked,
+    #[error("operator cannot change once the board has entries")]
+    OperatorLocked,
+    #[error("No such leaderboard: this game takes scores only for leaderboards defined in the dashboard")]
+    NotDefined,
+    #[error("This game already has {0} leaderboards created by scores, its limit: define new leaderboards in the dashboard or raise score_board_limit")]
+    ScoreBoardLimit(u32),
+    #[error("{0}")]
+    SettingsDiffer(String),
     #[error("the hot store kept losing the board while it was rebuilt")]
     RebuildFailed,
     #[error(transparent)]
@@ -46,8 +54,8 @@ impl LeaderboardError {
 crate::error::answers!(LeaderboardError as error {
     400: Invalid(_),
     403: Banned,
-    404: NoSuchBoard | NoSuchEntry(_),
-    409: BoardExists | OrderLocked,
+    404: NoSuchBoard | NoSuchEntry(_) | NotDefined,
+    409: BoardExists | OrderLocked | OperatorLocked | ScoreBoardLimit(_) | SettingsDiffer(_),
     passes: Stored | Cold | Hot,
     other {
         RebuildFailed => {

@@ -1,12 +1,12 @@
 //! `/v1/leaderboards` (API key): submit scores, read ranked boards, a player's standing.
 use super::{
-    boards::{BoardName, PlayerId},
+    boards::{BoardName, ByScore, PlayerId},
     error::LeaderboardError,
     score::Score,
     service::{self, Ranked, Standing, Submission},
 };
 use crate::http::schema::Timestamp;
-use crate::words::{EntryStatus, ScoreOrder};
+use crate::words::{EntryStatus, ScoreOperator, ScoreOrder, Word};
 use crate::{auth::ApiKeyAuth, http::json_text::JsonText, http::ApiTags, state::AppState};
 use poem_openapi::{
     param::{Path, Query},
@@ -32,6 +32,15 @@ pub struct SubmitScore {
     /// The board, up to 255 characters. A board with no definition is created with the
     /// defaults (higher is better, all-time).
     pub board_name: String,
+    /// The board's order when this score creates it: `higher` (default) or `lower`. For an
+    /// existing board it must be the board's (409 otherwise).
+    #[oai(nullable)]
+    pub order: Option<Word<ScoreOrder>>,
+    /// The board's operator when this score creates it: `best` (default: kept when better),
+    /// `latest` (replaces), `increment` (added) or `decrement` (subtracted). For an existing
+    /// board it must be the board's (409 otherwise).
+    #[oai(nullable)]
+    pub operator: Option<Word<ScoreOperator>>,
     /// 1 to 128 characters.
     pub player_id: String,
     /// Any finite number.
@@ -50,6 +59,15 @@ pub struct SubmitEntry {
     /// Optional; when given it must match the path.
     #[oai(nullable)]
     pub board_name: Option<String>,
+    /// The board's order when this score creates it: `higher` (default) or `lower`. For an
+    /// existing board it must be the board's (409 otherwise).
+    #[oai(nullable)]
+    pub order: Option<Word<ScoreOrder>>,
+    /// The board's operator when this score creates it: `best` (default: kept when better),
+    /// `latest` (replaces), `increment` (added) or `decrement` (subtracted). For an existing
+    /// board it must be the board's (409 otherwise).
+    #[oai(nullable)]
+    pub operator: Option<Word<ScoreOperator>>,
     /// 1 to 128 characters.
     pub player_id: String,
     /// Any finite number.
@@ -75,7 +93,8 @@ pub struct SubmittedEntry {
     #[oai(nullable)]
     pub rank: Option<u64>,
     pub updated_at: Timestamp,
-    /// False when a worse or equal score left the stored entry unchanged.
+    /// False when a worse or equal score left the stored entry unchanged (`best` boards; on
+    /// the others every accepted score changes the entry).
     pub updated: bool,
     /// `ok`, or `suspicious` when the score is outside the board's bounds: it is then kept off
     /// the public board until a moderator approves it.
@@ -83,6 +102,17 @@ pub struct SubmittedEntry {
     /// The board's order: `higher` (higher scores are better) or `lower`. A client keeping
     /// scores back (the 5-second throttle) uses it to know which of two scores is better.
     pub order: ScoreOrder,
+    /// The board's operator. Only on `best` boards may a client merge scores it keeps back
+    /// (the throttle); on the others every score counts.
+    pub operator: ScoreOperator,
+    /// When the board's current period began (RFC 3339); null for an all-time board never
+    /// reset.
+    #[oai(nullable)]
+    pub period_start: Option<Timestamp>,
+    /// When the board's current period ends and the board starts over; null when it never
+    /// does (all-time).
+    #[oai(nullable)]
+    pub resets_at: Option<Timestamp>,
 }
 
 #[derive(Object)]
@@ -104,6 +134,14 @@ pub struct LeaderboardPage {
     pub leaderboard: String,
     /// The period read: `YYYY-MM-DD`, `YYYY-Www`, `YYYY-MM`, `all_time` or `since-...`.
     pub period: String,
+    /// When the board's current period began (RFC 3339); null for an all-time board never
+    /// reset.
+    #[oai(nullable)]
+    pub period_start: Option<Timestamp>,
+    /// When the board's current period ends and the board starts over; null when it never
+    /// does (all-time).
+    #[oai(nullable)]
+    pub resets_at: Option<Timestamp>,
     /// Entries on the board in this period.
     pub total: u64,
     pub limit: u64,
@@ -116,6 +154,15 @@ pub struct LeaderboardPage {
 pub struct PlayerStanding {
     pub board_name: String,
     pub period: String,
+    /// When the board's current period began (RFC 3339); null for an all-time board never
+    /// reset.
+    #[oai(nullable)]
+    pub period_start: Option<Timestamp>,
+    /// When the board's current period ends and the board starts over; null when it never
+    /// does (all-time).
+    #[oai(nullable)]
+    pub resets_at: Option<Timestamp>,
+
     /// Entries on the board in this period.
     pub total: u64,
     /// The player's rank.
@@ -149,6 +196,9 @@ pub fn submitted_view(board_name: &str, standing: Standing) -> SubmittedEntry {
         updated: standing.updated,
         status: standing.status,
         order: standing.order,
+        operator: standing.operator,
+        period_start: standing.schedule.period_start.map(Timestamp::from),
+        resets_at: standing.schedule.resets_at.map(Timestamp::from),
     }
 }
 
@@ -182,9 +232,18 @@ impl LeaderboardsApi {
         auth: &ApiKeyAuth,
         name: BoardName,
         submission: Submission,
+        order: Option<Word<ScoreOrder>>,
+        operator: Option<Word<ScoreOperator>>,
     ) -> poem::Result<Json<SubmittedEntry>> {
+        let by_score = ByScore {
+            order: order.as_ref().map(Word::parse).transpose()?,
+            operator: operator.as_ref().map(Word::parse).transpose()?,
+            allowed: auth.0.leaderboards_from_scores,
+            limit: auth.0.score_board_limit,
+        };
         auth.acts_as(submission.player_id.as_str())?;
-        let standing = service::submit(&self.state, auth.0.game_id, &name, submission).await?;
+        let standing =
+            service::submit(&self.state, auth.0.game_id, &name, submission, by_score).await?;
         Ok(Json(submitted_view(name.as_str(), standing)))
     }
 }
@@ -207,7 +266,8 @@ impl LeaderboardsApi {
             body.score.0,
             body.metadata,
         )?;
-        self.submit_as_player(&auth, name, submission).await
+        self.submit_as_player(&auth, name, submission, body.order, body.operator)
+            .await
     }
 
     /// Submit a score to the board in the path (same rules as `POST /v1/leaderboards`).
@@ -240,7 +300,8 @@ impl LeaderboardsApi {
             body.score.0,
             body.metadata,
         )?;
-        self.submit_as_player(&auth, name, submission).await
+        self.submit_as_player(&auth, name, submission, body.order, body.operator)
+            .await
     }
 
     /// Read a board, ranked 1..n (ties: who reached the score first ranks higher). Reads the
@@ -287,6 +348,8 @@ impl LeaderboardsApi {
             board_name: name.as_str().to_string(),
             leaderboard: name.as_str().to_string(),
             period: page.period,
+            period_start: page.schedule.period_start.map(Timestamp::from),
+            resets_at: page.schedule.resets_at.map(Timestamp::from),
             total: page.total,
             limit,
             offset,
@@ -338,6 +401,8 @@ impl LeaderboardsApi {
         Ok(Json(PlayerStanding {
             board_name: name.as_str().to_string(),
             period: found.period,
+            period_start: found.schedule.period_start.map(Timestamp::from),
+            resets_at: found.schedule.resets_at.map(Timestamp::from),
             total: found.total,
             rank: found.player.rank,
             entry: entry_view(found.player),

@@ -269,13 +269,19 @@ pub async fn approve(
             .ok_or(LeaderboardError::NoSuchEntry(
                 "This player has no suspicious entry on this leaderboard",
             ))?;
+    let apply = super::writer::Apply::of(board.operator());
     let approved = entries::Model {
         id: Uuid::now_v7(),
         status: STATUS_OK.to_string(),
+        revision: i64::from(apply != super::writer::Apply::KeepBest),
         ..suspicious.clone()
     };
     let transaction = state.db.begin().await?;
-    let updated = super::writer::keep_best(&transaction, &[&approved]).await?[0];
+    // Applied with the board's operator: kept when better, or as the last score, or added.
+    let updated = !matches!(
+        super::writer::store_checked(&transaction, &[&approved], apply).await?[0],
+        super::writer::Kept::NotBetter
+    );
     entries::Entity::delete_by_id(suspicious.id)
         .exec(&transaction)
         .await?;
@@ -301,5 +307,7 @@ pub async fn approve(
         status: EntryStatus::Ok,
         updated,
         order: board.order(),
+        operator: board.operator(),
+        schedule: board.schedule(now),
     })
 }

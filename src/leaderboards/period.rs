@@ -15,11 +15,54 @@ pub use crate::words::ResetPeriod as PeriodKind;
 pub struct PeriodRule {
     pub kind: PeriodKind,
     pub auto_reset_at: Option<DateTime<Utc>>,
+    /// A reset by hand: the period it falls in ends then, and a new one (`since-<instant>`)
+    /// runs until the period's own end.
+    pub reset_at: Option<DateTime<Utc>>,
 }
 
 impl PeriodRule {
     /// The key of the period `now` falls in.
     pub fn key_at(&self, now: DateTime<Utc>) -> String {
+        match self.reset_within(now) {
+            Some(reset) => format!("since-{}", reset.format("%Y-%m-%dT%H:%M:%S%.6fZ")),
+            None => self.scheduled_key_at(now),
+        }
+    }
+
+    /// The manual reset that started the current period, if one did (it came after the
+    /// period's scheduled start).
+    fn reset_within(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let reset = self.reset_at.filter(|at| *at <= now)?;
+        match self.scheduled_start(now) {
+            Some(start) if start >= reset => None,
+            _ => Some(reset),
+        }
+    }
+
+    /// When the current period began: its scheduled start or the manual reset after it;
+    /// `None` for an all-time board never reset.
+    pub fn starts_at(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        self.reset_within(now).or_else(|| self.scheduled_start(now))
+    }
+
+    fn scheduled_start(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let today = now.date_naive();
+        let day =
+            |date: NaiveDate| Utc.from_utc_datetime(&date.and_hms_opt(0, 0, 0).unwrap_or_default());
+        match self.kind {
+            PeriodKind::Daily => Some(day(today)),
+            PeriodKind::Weekly => {
+                Some(day(today
+                    - Duration::days(
+                        today.weekday().num_days_from_monday() as i64
+                    )))
+            }
+            PeriodKind::Monthly => NaiveDate::from_ymd_opt(today.year(), today.month(), 1).map(day),
+            PeriodKind::AllTime => self.auto_reset_at.filter(|at| now >= *at),
+        }
+    }
+
+    fn scheduled_key_at(&self, now: DateTime<Utc>) -> String {
         match self.kind {
             PeriodKind::Daily => now.format("%Y-%m-%d").to_string(),
             PeriodKind::Weekly => {
@@ -107,6 +150,7 @@ mod tests {
         let rule = |kind| PeriodRule {
             kind,
             auto_reset_at: None,
+            reset_at: None,
         };
         let now = at("2026-01-01T10:00:00Z"); // a Thursday in ISO week 2026-W01
         assert_eq!(rule(PeriodKind::Daily).key_at(now), "2026-01-01");
@@ -138,12 +182,41 @@ mod tests {
         let rule = PeriodRule {
             kind: PeriodKind::AllTime,
             auto_reset_at: Some(reset),
+            reset_at: None,
         };
         assert_eq!(rule.key_at(reset - Duration::seconds(1)), "all_time");
         assert_eq!(rule.ends_after(reset - Duration::seconds(1)), Some(reset));
         assert_eq!(rule.key_at(reset), "since-2026-02-01");
         assert_eq!(rule.key_at(reset + Duration::days(400)), "since-2026-02-01");
         assert_eq!(rule.ends_after(reset), None);
+    }
+
+    #[test]
+    fn a_manual_reset_starts_a_period_until_the_scheduled_end() {
+        let reset = at("2026-01-01T14:30:00Z");
+        let rule = PeriodRule {
+            kind: PeriodKind::Daily,
+            auto_reset_at: None,
+            reset_at: Some(reset),
+        };
+        let after = at("2026-01-01T15:00:00Z");
+        assert_eq!(rule.key_at(after), "since-2026-01-01T14:30:00.000000Z");
+        assert!(is_period_key(&rule.key_at(after)));
+        assert_eq!(rule.starts_at(after), Some(reset));
+        assert_eq!(rule.ends_after(after), Some(at("2026-01-02T00:00:00Z")));
+        assert_eq!(rule.key_at(at("2026-01-01T14:00:00Z")), "2026-01-01");
+        assert_eq!(rule.key_at(at("2026-01-02T01:00:00Z")), "2026-01-02");
+        assert_eq!(
+            rule.starts_at(at("2026-01-02T01:00:00Z")),
+            Some(at("2026-01-02T00:00:00Z"))
+        );
+        let all_time = PeriodRule {
+            kind: PeriodKind::AllTime,
+            ..rule
+        };
+        assert_eq!(all_time.starts_at(at("2025-12-01T00:00:00Z")), None);
+        assert_eq!(all_time.starts_at(after), Some(reset));
+        assert_eq!(all_time.ends_after(after), None);
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! Black-box tests of leaderboards: submissions and reads here; definitions, moderation,
 //! periods, durability and two-node tests in `leaderboards/`. The `Leaderboards` hot-store
 //! conformance suite is in `conformance/leaderboards.rs`.
+mod creation;
 mod definitions;
 mod durability;
 mod moderation;
 mod nodes;
+mod operators;
 mod periods;
+mod schedules;
 
 use crate::helpers::{spawn_app, Fetch, TestApp};
 use chrono::Duration;

@@ -794,7 +794,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The game's leaderboards (viewer), including those created by a first score. */
+        /**
+         * The game's leaderboards by name (viewer), including those created by a first score:
+         *     `search` keeps those whose name contains it (any case); `limit` 1 to 500 (default 100).
+         */
         get: operations["listLeaderboards"];
         put?: never;
         /**
@@ -921,6 +924,26 @@ export interface paths {
         get: operations["listLeaderboardPeriods"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/leaderboards/{board_name}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a leaderboard by hand (editor): the current period ends now and is archived as
+         *     one that ended on schedule; scores go to a new period until the scheduled end.
+         */
+        post: operations["resetLeaderboard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1779,6 +1802,11 @@ export interface components {
              * @description Scores below this are stored as suspicious and kept off the board until approved.
              */
             min_score?: number | null;
+            /**
+             * @description What a submitted score does: `best` (default: kept when better), `latest` (replaces),
+             *     `increment` (added) or `decrement` (subtracted).
+             */
+            operator?: components["schemas"]["ScoreOperator"] | null;
             /** @description `higher` (default) or `lower`: which score is better. */
             order?: components["schemas"]["ScoreOrder"] | null;
             /** @description `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default). */
@@ -2074,6 +2102,8 @@ export interface components {
             game_id: string;
             /** @description Whether a game key may read funnel reports and the presence list. */
             key_reads: boolean;
+            /** @description Whether a score may create a leaderboard the dashboard has not defined. */
+            leaderboards_from_scores: boolean;
             /**
              * Format: uint32
              * @description The cap on the rate limits the owner may set; absent when the instance default applies.
@@ -2107,6 +2137,11 @@ export interface components {
             retention_days?: number | null;
             /** @description The caller's role on this game. */
             role: components["schemas"]["Role"];
+            /**
+             * Format: uint32
+             * @description How many leaderboards scores may create.
+             */
+            score_board_limit: number;
             tier: components["schemas"]["Tier"];
         };
         /** GameConfig */
@@ -2161,20 +2196,47 @@ export interface components {
             board_name: string;
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description True for a board a first score created and the dashboard has not changed since: those
+             *     count against the game's `score_board_limit`.
+             */
+            created_by_score: boolean;
             /** @description The key of the period scores go to now. */
             current_period: string;
             /** Format: double */
             max_score?: number | null;
             /** Format: double */
             min_score?: number | null;
+            /** @description `best`, `latest`, `increment` or `decrement`. */
+            operator: components["schemas"]["ScoreOperator"];
             order: components["schemas"]["ScoreOrder"];
             period: components["schemas"]["ResetPeriod"];
+            /**
+             * Format: date-time
+             * @description When the current period began; null for an all-time board never reset.
+             */
+            period_start?: string | null;
+            /**
+             * Format: date-time
+             * @description When the current period ends; null when it never does.
+             */
+            resets_at?: string | null;
             /** Format: date-time */
             updated_at: string;
         };
         /** LeaderboardDefinitions */
         LeaderboardDefinitions: {
+            /** @description By name. */
             leaderboards: components["schemas"]["LeaderboardDefinition"][];
+            /** Format: uint64 */
+            limit: number;
+            /** Format: uint64 */
+            offset: number;
+            /**
+             * Format: uint64
+             * @description Boards matching `search` (all the game's without it).
+             */
+            total: number;
         };
         /** LeaderboardEntry */
         LeaderboardEntry: {
@@ -2204,6 +2266,18 @@ export interface components {
             offset: number;
             /** @description The period read: `YYYY-MM-DD`, `YYYY-Www`, `YYYY-MM`, `all_time` or `since-...`. */
             period: string;
+            /**
+             * Format: date-time
+             * @description When the board's current period began (RFC 3339); null for an all-time board never
+             *     reset.
+             */
+            period_start?: string | null;
+            /**
+             * Format: date-time
+             * @description When the board's current period ends and the board starts over; null when it never
+             *     does (all-time).
+             */
+            resets_at?: string | null;
             /**
              * Format: uint64
              * @description Entries on the board in this period.
@@ -2423,10 +2497,22 @@ export interface components {
             entry: components["schemas"]["LeaderboardEntry"];
             period: string;
             /**
+             * Format: date-time
+             * @description When the board's current period began (RFC 3339); null for an all-time board never
+             *     reset.
+             */
+            period_start?: string | null;
+            /**
              * Format: uint64
              * @description The player's rank.
              */
             rank: number;
+            /**
+             * Format: date-time
+             * @description When the board's current period ends and the board starts over; null when it never
+             *     does (all-time).
+             */
+            resets_at?: string | null;
             /**
              * Format: uint64
              * @description Entries on the board in this period.
@@ -2687,6 +2773,8 @@ export interface components {
             message: string;
         };
         /** @enum {string} */
+        ScoreOperator: "best" | "latest" | "increment" | "decrement";
+        /** @enum {string} */
         ScoreOrder: "higher" | "lower";
         /** SetActivity */
         SetActivity: {
@@ -2776,6 +2864,17 @@ export interface components {
             board_name?: string | null;
             /** @description An object stored with the entry (up to 4 KiB as JSON). */
             metadata?: unknown;
+            /**
+             * @description The board's operator when this score creates it: `best` (default: kept when better),
+             *     `latest` (replaces), `increment` (added) or `decrement` (subtracted). For an existing
+             *     board it must be the board's (409 otherwise).
+             */
+            operator?: components["schemas"]["ScoreOperator"] | null;
+            /**
+             * @description The board's order when this score creates it: `higher` (default) or `lower`. For an
+             *     existing board it must be the board's (409 otherwise).
+             */
+            order?: components["schemas"]["ScoreOrder"] | null;
             /** @description 1 to 128 characters. */
             player_id: string;
             /** @description Display name, up to 128 characters. */
@@ -2795,6 +2894,17 @@ export interface components {
             board_name: string;
             /** @description An object stored with the entry (up to 4 KiB as JSON). */
             metadata?: unknown;
+            /**
+             * @description The board's operator when this score creates it: `best` (default: kept when better),
+             *     `latest` (replaces), `increment` (added) or `decrement` (subtracted). For an existing
+             *     board it must be the board's (409 otherwise).
+             */
+            operator?: components["schemas"]["ScoreOperator"] | null;
+            /**
+             * @description The board's order when this score creates it: `higher` (default) or `lower`. For an
+             *     existing board it must be the board's (409 otherwise).
+             */
+            order?: components["schemas"]["ScoreOrder"] | null;
             /** @description 1 to 128 characters. */
             player_id: string;
             /** @description Display name, up to 128 characters. */
@@ -2813,10 +2923,21 @@ export interface components {
             board_name: string;
             metadata: unknown;
             /**
+             * @description The board's operator. Only on `best` boards may a client merge scores it keeps back
+             *     (the throttle); on the others every score counts.
+             */
+            operator: components["schemas"]["ScoreOperator"];
+            /**
              * @description The board's order: `higher` (higher scores are better) or `lower`. A client keeping
              *     scores back (the 5-second throttle) uses it to know which of two scores is better.
              */
             order: components["schemas"]["ScoreOrder"];
+            /**
+             * Format: date-time
+             * @description When the board's current period began (RFC 3339); null for an all-time board never
+             *     reset.
+             */
+            period_start?: string | null;
             player_id: string;
             player_name?: string | null;
             /**
@@ -2824,6 +2945,12 @@ export interface components {
              * @description Position on the board, 1 first; null while the entry is suspicious.
              */
             rank?: number | null;
+            /**
+             * Format: date-time
+             * @description When the board's current period ends and the board starts over; null when it never
+             *     does (all-time).
+             */
+            resets_at?: string | null;
             /** Format: double */
             score: number;
             /**
@@ -2831,7 +2958,10 @@ export interface components {
              *     the public board until a moderator approves it.
              */
             status: components["schemas"]["EntryStatus"];
-            /** @description False when a worse or equal score left the stored entry unchanged. */
+            /**
+             * @description False when a worse or equal score left the stored entry unchanged (`best` boards; on
+             *     the others every accepted score changes the entry).
+             */
             updated: boolean;
             /** Format: date-time */
             updated_at: string;
@@ -2961,6 +3091,11 @@ export interface components {
              */
             key_reads?: boolean | null;
             /**
+             * @description Whether a score may create a leaderboard the dashboard has not defined (default
+             *     true); false refuses such scores with 404.
+             */
+            leaderboards_from_scores?: boolean | null;
+            /**
              * Format: uint32
              * @description Admin only: the most the owner may set `rate_limit_per_minute` and
              *     `player_rate_limit_per_minute` to (null: the instance default).
@@ -2997,6 +3132,12 @@ export interface components {
              *     them for good (the default).
              */
             retention_days?: number | null;
+            /**
+             * Format: uint32
+             * @description How many leaderboards scores may create, 0 to 10,000 (default 100); boards defined
+             *     or changed in the dashboard do not count.
+             */
+            score_board_limit?: number | null;
             /** @description Admin only. */
             tier?: components["schemas"]["Tier"] | null;
         };
@@ -3014,6 +3155,8 @@ export interface components {
              * @description null clears it.
              */
             min_score?: number | null;
+            /** @description Only while the board has no entries. */
+            operator?: components["schemas"]["ScoreOperator"] | null;
             /** @description Only while the board has no entries. */
             order?: components["schemas"]["ScoreOrder"] | null;
             /** @description Takes effect at once: the current period changes, the old one is archived. */
@@ -8075,7 +8218,14 @@ export interface operations {
     };
     listLeaderboards: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Part of a board name, any case. */
+                search?: string;
+                /** @description 1 to 500 (default 100). */
+                limit?: number;
+                /** @description Boards to skip (default 0). */
+                offset?: number;
+            };
             header?: never;
             path: {
                 game_id: string;
@@ -9029,6 +9179,91 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["BoardPeriods"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetLeaderboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                board_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["LeaderboardDefinition"];
                 };
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */
@@ -10448,8 +10683,26 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body did not arrive within the node's body timeout; the connection is closed. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10662,6 +10915,15 @@ export interface operations {
             };
             /** @description The body did not arrive within the node's body timeout; the connection is closed. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,11 @@
 // failure, or the scores a restart finds in storage (the order is not stored with them), never
 // lose the best time of a lower-is-better board.
 //
+// Merging is for `best` boards only. On a `latest`, `increment` or `decrement` board (known
+// from the game's `operator` option or from an answer) every score counts: scores within the
+// window wait in order, none dropped or merged, and go one request each when it ends. Until
+// the operator is known a board is taken for `best` (the interface's default).
+//
 // In Node, a lane's timer keeps the process alive while a caller waits on it (a score held for
 // its window, or retried before its promise fails), so `await submitScore(...)` at the end of a
 // script settles before the process ends. Once no caller waits (scores a restart found, or
@@ -25,7 +30,7 @@ import { Persisted } from './persist.js';
 import { waitAfter } from './retry.js';
 import type { StorageAdapter } from './storage.js';
 import type { Transport } from './transport.js';
-import type { Json, ScoreOrder, SubmittedEntry } from './types.js';
+import type { Json, ScoreOperator, ScoreOrder, SubmittedEntry } from './types.js';
 
 /** The interface's score submission throttle. */
 export const SCORE_WINDOW_MS = 5_000;
@@ -40,6 +45,12 @@ export interface ScoreOptions {
    * (default: what the service answered, else `higher`).
    */
   order?: ScoreOrder;
+  /**
+   * The board's operator, when the game knows it before the first answer tells it: on any
+   * but `best` (the default) every score is sent, none merged. Also sent with the score, so a
+   * board this score creates gets it (as `order` does).
+   */
+  operator?: ScoreOperator;
 }
 
 interface Submission {
@@ -48,6 +59,9 @@ interface Submission {
   score: number;
   playerName?: string;
   metadata?: { [key: string]: Json };
+  order?: ScoreOrder;
+  /** Kept with the score, so a restart still knows not to merge it. */
+  operator?: ScoreOperator;
 }
 
 interface Waiter {
@@ -59,6 +73,8 @@ interface Lane {
   lastSentAt: number;
   /** Known from the game or from an answer; until then both extremes wait (see `waiting`). */
   order?: ScoreOrder;
+  /** Known from the game or from an answer; until then taken for `best`. */
+  operator?: ScoreOperator;
   /** The player's entry as the service last answered it. */
   last?: SubmittedEntry;
   /**
@@ -110,6 +126,7 @@ export class ScoreThrottle {
     this.loaded = this.persisted.load().then((stored) => {
       for (const submission of Array.isArray(stored) ? stored : []) {
         const lane = this.lane(submission.board, submission.playerId);
+        if (submission.operator) lane.operator = submission.operator;
         this.keep(lane, submission);
         if (lane.timer === undefined && !lane.inFlight) this.arm(lane, 0);
       }
@@ -118,9 +135,18 @@ export class ScoreThrottle {
 
   submit(board: string, score: number, playerId: string, options: ScoreOptions): Promise<SubmittedEntry> {
     if (!Number.isFinite(score)) return Promise.reject(new TypeError('score must be a finite number'));
-    const submission: Submission = { board, playerId, score, playerName: options.playerName, metadata: options.metadata };
+    const submission: Submission = {
+      board,
+      playerId,
+      score,
+      playerName: options.playerName,
+      metadata: options.metadata,
+      order: options.order,
+      operator: options.operator,
+    };
     const lane = this.lane(board, playerId);
     if (options.order) lane.order = options.order;
+    if (options.operator) lane.operator = options.operator;
     const answer = new Promise<SubmittedEntry>((resolve, reject) => {
       const now = this.options.clock.now();
       lane.waiters.push({ resolve, reject });
@@ -131,7 +157,7 @@ export class ScoreThrottle {
         void this.send(lane);
         return;
       }
-      if (lane.order && !this.beats(lane, score, lane.order)) {
+      if (merges(lane) && lane.order && !this.beats(lane, score, lane.order)) {
         // No better than what is stored, on its way or waiting: answered with that.
         if (idle && lane.last) {
           lane.waiters.pop();
@@ -155,8 +181,9 @@ export class ScoreThrottle {
     await Promise.all(
       [...this.lanes.values()].map(async (lane) => {
         while (lane.inFlight && lane.sending) await lane.sending;
-        // Twice at most: a score held while the order was unknown goes after the first answer.
-        for (let round = 0; round < 2 && lane.waiting.length > 0 && !lane.inFlight; round++) {
+        // Twice at most: a score held while the order was unknown goes after the first answer
+        // (every waiting score, one after another, on boards that do not merge).
+        for (let round = 0; (round < 2 || !merges(lane)) && lane.waiting.length > 0 && !lane.inFlight; round++) {
           if (lane.timer !== undefined) this.options.clock.clearTimeout(lane.timer);
           lane.timer = undefined;
           if (!(await this.send(lane))) break;
@@ -211,7 +238,9 @@ export class ScoreThrottle {
   /** Adds a waiting score: only the best once the order is known, else the two extremes. */
   private keep(lane: Lane, submission: Submission): void {
     const all = [...lane.waiting, submission];
-    if (lane.order) {
+    if (!merges(lane)) {
+      lane.waiting = all;
+    } else if (lane.order) {
       lane.waiting = [all.reduce((a, b) => (better(b.score, a.score, lane.order!) ? b : a))];
     } else {
       const high = all.reduce((a, b) => (b.score > a.score ? b : a));
@@ -244,26 +273,29 @@ export class ScoreThrottle {
 
   private async sendBest(lane: Lane): Promise<boolean> {
     const order = lane.order ?? 'higher';
-    const submission = lane.waiting.reduce((a, b) => (better(b.score, a.score, order) ? b : a));
+    const merging = merges(lane);
+    // Without merging, the oldest waiting score goes first and the others wait their turn.
+    const submission = merging ? lane.waiting.reduce((a, b) => (better(b.score, a.score, order) ? b : a)) : lane.waiting[0];
     const waiters = lane.waiters;
     lane.waiters = [];
     // With the order known only the best waits, and it goes now. Without it, the other
     // extreme stays waiting until the answer tells whether it is better.
-    lane.waiting = lane.order ? [] : lane.waiting.filter((other) => other !== submission);
+    lane.waiting = merging && lane.order ? [] : lane.waiting.filter((other) => other !== submission);
     const held = lane.waiting.length > 0;
     lane.inFlight = submission;
     lane.lastSentAt = this.options.clock.now();
-    const { board, playerId, score, playerName, metadata } = submission;
+    const { board, playerId, score, playerName, metadata, order: boardOrder, operator } = submission;
     try {
       const answer = await this.options.transport.request<SubmittedEntry>('POST', '/v1/leaderboards', {
-        body: { board_name: board, player_id: playerId, score, player_name: playerName, metadata },
+        body: { board_name: board, player_id: playerId, score, player_name: playerName, metadata, order: boardOrder, operator },
       });
       lane.last = answer.body;
       if (answer.body.order === 'higher' || answer.body.order === 'lower') lane.order = answer.body.order;
+      if (answer.body.operator) lane.operator = answer.body.operator;
       lane.inFlight = undefined;
       lane.attempt = 0;
       // With the order known, what waits is the best one, and only if it beats the entry.
-      if (lane.order && lane.waiting.length > 0) {
+      if (merges(lane) && lane.order && lane.waiting.length > 0) {
         const stored = answer.body.score;
         const order = lane.order;
         const beating = lane.waiting.filter((s) => typeof stored !== 'number' || better(s.score, stored, order));
@@ -283,7 +315,9 @@ export class ScoreThrottle {
       if (isRetryable(error)) {
         // Kept: it goes again after the backoff, unless a better one came meanwhile.
         lane.attempt += 1;
-        this.keep(lane, submission);
+        // Without merging it goes again first, before the scores that came after it.
+        if (merges(lane)) this.keep(lane, submission);
+        else lane.waiting = [submission, ...lane.waiting];
         if (lane.attempt >= this.options.attempts || this.closed) {
           for (const waiter of waiters) waiter.reject(error);
         } else {
@@ -302,12 +336,18 @@ export class ScoreThrottle {
       }
     }
     this.persisted.save();
-    // A better score that came while this one was on its way waits for its own window.
+    // A better score that came while this one was on its way waits for its own window; on a
+    // board that does not merge, the scores of the window that ended go on at once.
     if (lane.waiting.length > 0 && lane.timer === undefined) {
-      this.arm(lane, lane.lastSentAt + this.options.windowMs - this.options.clock.now());
+      this.arm(lane, merges(lane) ? lane.lastSentAt + this.options.windowMs - this.options.clock.now() : 0);
     }
     return true;
   }
+}
+
+/** Whether the lane's waiting scores may be merged: on `best` boards (or not yet known) only. */
+function merges(lane: Lane): boolean {
+  return (lane.operator ?? 'best') === 'best';
 }
 
 function better(score: number, than: number, order: ScoreOrder): boolean {

@@ -47,5 +47,11 @@ export interface TrackEvent {
 /** Which scores are better on a board. */
 export type ScoreOrder = 'higher' | 'lower';
 
+/**
+ * What a submitted score does to the player's entry: `best` keeps the better one (the
+ * default), `latest` replaces it, `increment` adds to it, `decrement` subtracts from it.
+ */
+export type ScoreOperator = 'best' | 'latest' | 'increment' | 'decrement';
+
 /** Presence status a game sets (`offline` is only ever reported by the service). */
 export type ActivityStatus = 'playing' | 'waiting' | 'idle';

@@ -4,16 +4,16 @@
 //! current period is read from the hot store, rebuilt from the cold store whenever it is
 //! missing (here, for both sides); finished periods are read from the cold store.
 use super::{
-    boards::{self, Board, BoardName, PlayerId},
+    boards::{self, Board, BoardName, PlayerId, Schedule},
     error::LeaderboardError,
-    writer::Kept,
+    writer::{Apply, Kept, ScoreRow},
 };
 use crate::{
     http::timestamp,
     state::AppState,
     store::group_commit::WriteError,
     store::hot::leaderboards::{sort_score, HotBoard, HotEntry, RankedEntry, Submitted},
-    words::{EntryStatus, ScoreOrder},
+    words::{EntryStatus, ScoreOperator, ScoreOrder},
 };
 use chrono::{DateTime, Utc};
 use entity::{leaderboard_entries as entries, leaderboard_periods as periods, leaderboards};
@@ -67,12 +67,17 @@ pub struct Standing {
     pub updated: bool,
     /// The board's order (which scores are better).
     pub order: ScoreOrder,
+    pub operator: ScoreOperator,
+    /// The board's current period.
+    pub schedule: Schedule,
 }
 
 /// A slice of one period of a board.
 #[derive(Debug, Clone)]
 pub struct Page {
     pub period: String,
+    /// The board's current period (whichever period was read).
+    pub schedule: Schedule,
     pub total: u64,
     pub entries: Vec<Ranked>,
 }
@@ -81,6 +86,8 @@ pub struct Page {
 #[derive(Debug, Clone)]
 pub struct Around {
     pub period: String,
+    /// The board's current period (whichever period was read).
+    pub schedule: Schedule,
     pub total: u64,
     pub player: Ranked,
     pub entries: Vec<Ranked>,
@@ -132,6 +139,7 @@ pub fn hot_entry_of(model: &entries::Model) -> HotEntry {
         score: model.score,
         reached_micros: model.reached_at,
         payload: payload(&model.player_name, &metadata_of(model), model.updated_at),
+        revision: model.revision,
     }
 }
 

@@ -59,6 +59,7 @@ pub async fn page(
     let Some(board) = board else {
         return Ok(Page {
             period,
+            schedule: Schedule::default(),
             total: 0,
             entries: Vec::new(),
         });
@@ -75,6 +76,7 @@ pub async fn page(
                 let entries = page.entries.into_iter().map(from_hot_ranked).collect();
                 return Ok(Page {
                     period,
+                    schedule: board.schedule(now),
                     total: page.total,
                     entries,
                 });
@@ -86,6 +88,7 @@ pub async fn page(
     let (total, entries) = cold_page(state, &board, &period, offset, limit).await?;
     Ok(Page {
         period,
+        schedule: board.schedule(now),
         total,
         entries,
     })
@@ -158,6 +161,7 @@ pub async fn around(
                 let player = found.player.ok_or(no_entry)?;
                 return Ok(Around {
                     period,
+                    schedule: board.schedule(now),
                     total: found.total,
                     player: from_hot_ranked(player),
                     entries: found.entries.into_iter().map(from_hot_ranked).collect(),
@@ -194,6 +198,7 @@ pub async fn around(
         cold_page(state, &board, &period, first - 1, rank + radius - first + 1).await?;
     Ok(Around {
         period,
+        schedule: board.schedule(now),
         total,
         player: Ranked {
             rank,

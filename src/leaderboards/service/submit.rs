@@ -49,6 +49,10 @@ impl Submission {
     }
 }
 
+/// The largest change an increment or decrement board takes at once (2^53, past which not
+/// every whole number is a double): totals stay finite however many arrive.
+const MAX_STEP: f64 = 9_007_199_254_740_992.0;
+
 /// Records that `board` has entries in `period`, once per period, so the worker can archive it.
 async fn open_period(
     state: &AppState,
@@ -93,11 +97,12 @@ pub async fn submit(
     game_id: Uuid,
     name: &BoardName,
     submission: Submission,
+    by_score: boards::ByScore,
 ) -> Result<Standing, LeaderboardError> {
     // A board deleted on another node may still be in this node's cache: the write finds it
     // gone, and the submission starts over, creating the board anew.
     for _ in 0..2 {
-        let board = boards::find_or_create_cached(state, game_id, name).await?;
+        let board = boards::find_or_create_cached(state, game_id, name, by_score).await?;
         match submit_to(state, &board, &submission).await? {
             Some(standing) => return Ok(standing),
             None => boards::forget(state, game_id, name),
@@ -113,13 +118,35 @@ async fn submit_to(
     submission: &Submission,
 ) -> Result<Option<Standing>, LeaderboardError> {
     let now = state.now();
+    let operator = board.operator();
+    if matches!(
+        operator,
+        ScoreOperator::Increment | ScoreOperator::Decrement
+    ) && submission.score.abs() > MAX_STEP
+    {
+        return Err(LeaderboardError::invalid(
+            "score must be at most 9007199254740992 in magnitude on increment and decrement boards",
+        ));
+    }
     let period = board.current_period(now);
     open_period(state, board, &period, now).await?;
+    // Bounds apply to the score as sent (on increment and decrement boards: to each change).
     let status = if board.out_of_bounds(submission.score) {
         EntryStatus::Suspicious
     } else {
         EntryStatus::Ok
     };
+    // A suspicious entry is the last flagged score on the other boards, which a moderator's
+    // approval then applies with the board's operator.
+    let apply = match (status, Apply::of(operator)) {
+        (EntryStatus::Suspicious, Apply::Add) => Apply::Replace,
+        (_, apply) => apply,
+    };
+    let score = if operator == ScoreOperator::Decrement {
+        -submission.score
+    } else {
+        submission.score
+    } + 0.0;
     let row = entries::Model {
         id: Uuid::now_v7(),
         board_id: board.id(),
@@ -127,15 +154,20 @@ async fn submit_to(
         player_id: submission.player_id.as_str().to_string(),
         status: status.as_str().to_string(),
         player_name: submission.player_name.clone(),
-        score: submission.score + 0.0,
-        sort_score: sort_score(submission.score, board.lower_is_better()),
+        score,
+        sort_score: sort_score(score, board.lower_is_better()),
         reached_at: now.timestamp_micros(),
         metadata: submission.metadata.to_string(),
         updated_at: now,
+        // The first change of an entry; the upsert counts it up from the stored one.
+        revision: i64::from(apply != Apply::KeepBest),
     };
     // The write also checks the ban list, in the same snapshot as the keep-best upsert.
     let kept = crate::leaderboards::writer::scores(state)
-        .write(row.clone())
+        .write(ScoreRow {
+            row: row.clone(),
+            apply,
+        })
         .await
         .map_err(|error| match error {
             WriteError::Store(error) => LeaderboardError::Cold(error),
@@ -143,9 +175,15 @@ async fn submit_to(
                 sea_orm::RuntimeErr::Internal("the node is shutting down".into()),
             )),
         })?;
+    let mut hot_entry = hot_entry_of(&row);
     let updated = match kept {
         Kept::Stored => true,
         Kept::NotBetter => false,
+        Kept::Applied { score, revision } => {
+            hot_entry.score = score;
+            hot_entry.revision = revision;
+            true
+        }
         Kept::Banned => return Err(LeaderboardError::Banned),
         Kept::NoBoard => return Ok(None),
     };
@@ -165,15 +203,19 @@ async fn submit_to(
             status,
             updated,
             order: board.order(),
+            operator,
+            schedule: board.schedule(now),
         }));
     }
-    let submitted = hot_submit(state, board, &period, &hot_entry_of(&row), now).await?;
+    let submitted = hot_submit(state, board, &period, &hot_entry, now).await?;
     Ok(Some(Standing {
         entry: from_hot(submitted.standing.entry),
         rank: Some(submitted.standing.rank),
         status,
         updated,
         order: board.order(),
+        operator,
+        schedule: board.schedule(now),
     }))
 }
 

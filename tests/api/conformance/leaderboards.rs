@@ -13,6 +13,7 @@ fn board(lower_is_better: bool) -> HotBoard {
         board_id: Uuid::new_v4().to_string(),
         period: "all_time".into(),
         lower_is_better,
+        by_revision: false,
         expires_at: Some(Utc::now() + Duration::hours(2)),
     }
 }
@@ -23,6 +24,7 @@ fn entry(player: &str, score: f64, reached_micros: i64) -> HotEntry {
         score,
         reached_micros,
         payload: format!("{{\"p\":\"{player}\"}}"),
+        revision: 0,
     }
 }
 
@@ -391,6 +393,72 @@ async fn hot_boards_keep_the_best_of_concurrent_submissions() {
         assert_eq!(
             page.entries[0].entry.score, best,
             "{name}: the best score survived the race"
+        );
+    }
+}
+
+#[tokio::test]
+async fn boards_kept_by_revision_keep_the_newest_change_whatever_its_score() {
+    for (name, store) in stores().await {
+        let now = Utc::now();
+        let board = HotBoard {
+            by_revision: true,
+            ..board(false)
+        };
+        let at = |revision: i64, score: f64| HotEntry {
+            revision,
+            ..entry("ann", score, 1_000 + revision)
+        };
+        store
+            .leaderboards
+            .load(&board, &[], true, now)
+            .await
+            .unwrap();
+        let first = store
+            .leaderboards
+            .submit(&board, &at(2, 30.0), now)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(first.changed, "{name}");
+        // An older change landing late is ignored, a newer one replaces even a lower score.
+        let late = store
+            .leaderboards
+            .submit(&board, &at(1, 90.0), now)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(!late.changed, "{name}");
+        assert_eq!(
+            (late.standing.entry.score, late.standing.entry.revision),
+            (30.0, 2),
+            "{name}"
+        );
+        let newer = store
+            .leaderboards
+            .submit(&board, &at(3, 5.0), now)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(newer.changed, "{name}");
+        assert_eq!(newer.standing.entry.payload, at(3, 5.0).payload, "{name}");
+        // A rebuild merging an older copy rolls nothing back.
+        store
+            .leaderboards
+            .load(&board, &[at(2, 30.0)], true, now)
+            .await
+            .unwrap();
+        let page = store
+            .leaderboards
+            .page(&board, 0, 10, now)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(page.entries.len(), 1, "{name}");
+        assert_eq!(
+            (page.entries[0].entry.score, page.entries[0].entry.revision),
+            (5.0, 3),
+            "{name}"
         );
     }
 }

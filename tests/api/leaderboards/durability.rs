@@ -88,30 +88,7 @@ async fn a_redis_wipe_loses_no_scores() {
     }
     let before = ranking(&app, &key, "wiped?limit=100").await;
 
-    // As FLUSHALL would, but only for this test's keys (other tests share the server).
-    use fred::prelude::*;
-    let handle = app
-        .state
-        .hot
-        .redis
-        .clone()
-        .expect("Redis backs the services backend");
-    let pattern = format!("{}lb:*", handle.prefix);
-    let keys: Vec<String> = handle
-        .pool
-        .next()
-        .custom(
-            fred::types::CustomCommand::new_static(
-                "KEYS",
-                fred::types::ClusterHash::FirstKey,
-                false,
-            ),
-            vec![pattern],
-        )
-        .await
-        .unwrap();
-    assert!(!keys.is_empty(), "the board lived in Redis");
-    let _: i64 = handle.pool.next().del(keys).await.unwrap();
+    flush_redis_boards(&app).await;
 
     assert_eq!(ranking(&app, &key, "wiped?limit=100").await, before);
 }
@@ -151,4 +128,32 @@ async fn concurrent_submissions_for_one_player_keep_the_best() {
         ranking(&app, &key, "race").await,
         ranked(&[("racer", best), ("rival", 50.0)])
     );
+}
+
+/// Deletes every leaderboard key in Redis, as FLUSHALL would, but only under this server's
+/// prefix (other tests share the server).
+pub async fn flush_redis_boards(app: &TestApp) {
+    use fred::prelude::*;
+    let handle = app
+        .state
+        .hot
+        .redis
+        .clone()
+        .expect("Redis backs the services backend");
+    let pattern = format!("{}lb:*", handle.prefix);
+    let keys: Vec<String> = handle
+        .pool
+        .next()
+        .custom(
+            fred::types::CustomCommand::new_static(
+                "KEYS",
+                fred::types::ClusterHash::FirstKey,
+                false,
+            ),
+            vec![pattern],
+        )
+        .await
+        .unwrap();
+    assert!(!keys.is_empty(), "the board lived in Redis");
+    let _: i64 = handle.pool.next().del(keys).await.unwrap();
 }

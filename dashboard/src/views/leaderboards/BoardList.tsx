@@ -1,19 +1,35 @@
-// The game's leaderboards (those defined here and those a first score created) and the form
-// that defines a new one.
+// The game's leaderboards (those defined here and those a first score created), a page at a
+// time and searchable by name, and the form that defines a new one. Long names are cut, with
+// the full name on hover.
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useGame } from '../../GameShell';
-import { Async, Card, Empty, PageHeader } from '../../ui/components';
+import { Async, Card, Empty, Field, PageHeader } from '../../ui/components';
+import { Pager, usePage } from './Pager';
 import { formatTime } from '../../ui/format';
 import { useAction, useLoad } from '../../ui/useLoad';
 import { DefinitionForm, type DefinitionValues } from './DefinitionForm';
 import { boardPath, boundsText, hasBounds, orderLabel, periodKeyLabel, periodLabel } from './shared';
 
+/** Boards per page of the list. */
+const PAGE_SIZE = 50;
+
 export function BoardList() {
   const { game, canEdit } = useGame();
   const gameId = game.game_id;
-  const boards = useLoad(() => unwrap(api.GET('/v1/games/{game_id}/leaderboards', { params: { path: { game_id: gameId } } })), [gameId]);
+  const [page, setPage] = usePage();
+  const [query, setQuery] = useState('');
+  const [search, setSearch] = useState('');
+  const boards = useLoad(
+    () =>
+      unwrap(
+        api.GET('/v1/games/{game_id}/leaderboards', {
+          params: { path: { game_id: gameId }, query: { search: search || undefined, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE } },
+        }),
+      ),
+    [gameId, search, page],
+  );
   const [creating, setCreating] = useState(false);
   const create = useAction();
   const navigate = useNavigate();
@@ -51,9 +67,26 @@ export function BoardList() {
         </Card>
       )}
       <Card title="Boards">
+        <form
+          className="form inline lb-search"
+          role="search"
+          aria-label="Board search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setSearch(query.trim());
+            setPage(1);
+          }}
+        >
+          <Field label="Find a board">
+            <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Part of a name" autoComplete="off" spellCheck={false} />
+          </Field>
+          <button type="submit">Find</button>
+        </form>
         <Async state={boards}>
-          {({ leaderboards }) =>
-            leaderboards.length === 0 ? (
+          {({ leaderboards, total }) =>
+            leaderboards.length === 0 && search ? (
+              <Empty title="No board matches">No board name contains “{search}”.</Empty>
+            ) : leaderboards.length === 0 ? (
               <Empty title="No leaderboards yet">
                 {canEdit ? 'Define one with New leaderboard, or' : 'An editor can define one here, or'} let the game submit a score: the first score to{' '}
                 <code>POST /v1/leaderboards/&#123;board&#125;/entries</code> creates a board (higher is better, all time).
@@ -75,7 +108,7 @@ export function BoardList() {
                     {leaderboards.map((board) => (
                       <tr key={board.board_name}>
                         <td>
-                          <Link to={boardPath(gameId, board.board_name)} className="lb-board-link">
+                          <Link to={boardPath(gameId, board.board_name)} className="lb-board-link lb-board-name" title={board.board_name}>
                             {board.board_name}
                           </Link>
                         </td>
@@ -91,6 +124,7 @@ export function BoardList() {
                     ))}
                   </tbody>
                 </table>
+                <Pager page={page} pageSize={PAGE_SIZE} total={total} onPage={setPage} noun="boards" />
               </div>
             )
           }

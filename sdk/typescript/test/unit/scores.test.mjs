@@ -290,3 +290,50 @@ describe('score edge cases', () => {
     assert.equal(holding(), false, 'retries after its promise failed run in the background');
   });
 });
+
+describe('the throttle on boards that do not keep the best', () => {
+  /** A fake service of an `increment` board. */
+  function totals(clock) {
+    const sums = new Map();
+    return fakeService(clock, (request) => {
+      if (request.path !== '/v1/leaderboards') return;
+      const { board_name, player_id, score } = request.body;
+      const key = `${board_name}/${player_id}`;
+      sums.set(key, (sums.get(key) ?? 0) + score);
+      return {
+        status: 200,
+        body: { board_name, player_id, score: sums.get(key), metadata: {}, rank: 1, updated_at: new Date(clock.now()).toISOString(), updated: true, status: 'ok', order: 'higher', operator: 'increment' },
+      };
+    });
+  }
+
+  it('sends every score of the window, in order, none merged or dropped', async () => {
+    const clock = new FakeClock();
+    const service = totals(clock);
+    const game = client(clock, service);
+    const first = await game.submitScore('kills', 5, { operator: 'increment' });
+    assert.equal(first.score, 5);
+    assert.equal(service.requests[0].body.operator, 'increment', 'a board this score creates gets the operator');
+    await clock.advance(1_000);
+    const later = [game.submitScore('kills', 1), game.submitScore('kills', 1), game.submitScore('kills', 3)];
+    await clock.advance(3_999);
+    assert.equal(sentScores(service).length, 1, 'held for the window');
+    await clock.advance(1);
+    await settle();
+    assert.deepEqual(sentScores(service).map(([score]) => score), [5, 1, 1, 3], 'each one sent, in order');
+    for (const answer of await Promise.all(later)) assert.equal(answer.score, 10, 'the total as it stands');
+  });
+
+  it('learns the operator from the first answer and stops merging', async () => {
+    const clock = new FakeClock();
+    const service = totals(clock);
+    const game = client(clock, service);
+    await game.submitScore('coins', 2);
+    await clock.advance(1_000);
+    const held = [game.submitScore('coins', 2), game.submitScore('coins', 2)];
+    await clock.advance(4_000);
+    await settle();
+    assert.deepEqual(sentScores(service).map(([score]) => score), [2, 2, 2], 'equal scores are not "no better" here');
+    assert.equal((await Promise.all(held))[1].score, 6);
+  });
+});

@@ -55,35 +55,43 @@ struct Board {
     version: u64,
     expires_at: Option<DateTime<Utc>>,
     order: BTreeSet<RankKey>,
-    players: HashMap<String, (RankKey, String)>,
+    /// Player -> rank key, payload, revision.
+    players: HashMap<String, (RankKey, String, i64)>,
 }
 
 impl Board {
-    fn merge(&mut self, entry: &HotEntry, lower_is_better: bool) -> bool {
+    fn merge(&mut self, entry: &HotEntry, board: &HotBoard) -> bool {
         let key = RankKey {
-            sort: sort_score(entry.score, lower_is_better),
+            sort: sort_score(entry.score, board.lower_is_better),
             reached_micros: entry.reached_micros,
             player_id: entry.player_id.clone(),
         };
-        if let Some((stored, _)) = self.players.get(&entry.player_id) {
-            if *stored <= key {
+        if let Some((stored, _, revision)) = self.players.get(&entry.player_id) {
+            let stale = if board.by_revision {
+                *revision >= entry.revision
+            } else {
+                *stored <= key
+            };
+            if stale {
                 return false;
             }
             let stored = stored.clone();
             self.order.remove(&stored);
         }
         self.order.insert(key.clone());
-        self.players
-            .insert(entry.player_id.clone(), (key, entry.payload.clone()));
+        self.players.insert(
+            entry.player_id.clone(),
+            (key, entry.payload.clone(), entry.revision),
+        );
         self.version = next_version();
         true
     }
 
     fn ranked(&self, rank: u64, key: &RankKey, lower_is_better: bool) -> RankedEntry {
-        let payload = self
+        let (payload, revision) = self
             .players
             .get(&key.player_id)
-            .map(|(_, p)| p.clone())
+            .map(|(_, p, revision)| (p.clone(), *revision))
             .unwrap_or_default();
         RankedEntry {
             rank,
@@ -92,6 +100,7 @@ impl Board {
                 score: score_from_sort(key.sort, lower_is_better),
                 reached_micros: key.reached_micros,
                 payload,
+                revision,
             },
         }
     }
@@ -157,7 +166,7 @@ impl Leaderboards for MemoryLeaderboards {
     ) -> Result<Option<Submitted>, HotError> {
         let lower = board.lower_is_better;
         Ok(self.with_loaded(board, now, |stored| {
-            let changed = stored.merge(entry, lower);
+            let changed = stored.merge(entry, board);
             if changed {
                 stored.expires_at = board.expires_at;
             }
@@ -185,7 +194,7 @@ impl Leaderboards for MemoryLeaderboards {
             *stored = Board::default();
         }
         for entry in entries {
-            stored.merge(entry, board.lower_is_better);
+            stored.merge(entry, board);
         }
         stored.expires_at = board.expires_at;
         stored.loaded |= complete;
@@ -215,7 +224,7 @@ impl Leaderboards for MemoryLeaderboards {
     ) -> Result<Option<HotAround>, HotError> {
         Ok(self.with_loaded(board, now, |stored| {
             let total = stored.order.len() as u64;
-            let Some((key, _)) = stored.players.get(player_id) else {
+            let Some((key, _, _)) = stored.players.get(player_id) else {
                 return HotAround {
                     total,
                     player: None,
@@ -243,7 +252,7 @@ impl Leaderboards for MemoryLeaderboards {
         Ok(self
             .with_loaded(board, now, |stored| {
                 match stored.players.remove(player_id) {
-                    Some((key, _)) => {
+                    Some((key, _, _)) => {
                         stored.version = next_version();
                         stored.order.remove(&key)
                     }

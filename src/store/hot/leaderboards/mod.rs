@@ -8,6 +8,11 @@
 //! submissions for one player keep the best. The cold store applies the very same rule, so the
 //! two always converge and a rebuild from the cold store gives the same ranks.
 //!
+//! On a board `by_revision` (operators other than `best`), an entry replaces the stored one
+//! when its revision is higher instead: the cold store applies each change and counts the
+//! revision up, so the hot copy keeps the newest of concurrent changes, whatever order they
+//! land in, and a rebuild (which merges the same way) never rolls one back or applies it twice.
+//!
 //! A board's hot copy is either loaded (it holds every public entry of its period) or absent
 //! (never loaded, expired, or lost with a Redis restart): operations on an absent board answer
 //! `None`, and the caller rebuilds it from the cold store with `load` and retries.
@@ -27,6 +32,10 @@ pub struct HotBoard {
     pub period: String,
     /// True when a lower score is better.
     pub lower_is_better: bool,
+    /// True when an entry replaces the stored one by its higher `revision` rather than by
+    /// ranking ahead of it: boards whose operator is not `best`, where the cold store decides
+    /// each entry's score and counts its revision up with every change.
+    pub by_revision: bool,
     /// When the hot copy may be dropped (some time after the period ends); `None` = never.
     pub expires_at: Option<DateTime<Utc>>,
 }
@@ -40,6 +49,8 @@ pub struct HotEntry {
     pub reached_micros: i64,
     /// Display data the hot store keeps without reading it (JSON from the service).
     pub payload: String,
+    /// The cold store's count of changes to the entry (0 on boards kept by rank).
+    pub revision: i64,
 }
 
 /// An entry with its 1-based rank.

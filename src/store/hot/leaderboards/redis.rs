@@ -1,7 +1,8 @@
 //! Redis leaderboards. Per board and period three keys share one hash slot:
 //! `lb:{board:period}:z`, a sorted set whose members are `<reached micros, 20 digits>:<player>`
 //! scored by the sort score (so equal scores order by who reached them first, then player id),
-//! `...:h`, a hash player -> `<member><payload>`, and `...:m`, the "loaded" marker, whose value
+//! `...:h`, a hash player -> `<member><payload>` (`<member><revision, 20 digits><payload>` on a
+//! board kept by revision), and `...:m`, the "loaded" marker, whose value
 //! is the board's version: Redis' clock in microseconds when loaded, incremented by every change.
 //! Every operation is one Lua script, so it is atomic and sees the marker and the data together.
 use super::{
@@ -19,25 +20,34 @@ use fred::{
 /// Width of the member prefix: 20 digits of reached-at micros and a colon.
 const PREFIX_LEN: usize = 21;
 
-/// Shared by SUBMIT and LOAD: keep the better of the stored and the offered entry.
+/// Width of the revision kept after the member on boards kept by revision.
+const REVISION_LEN: usize = 20;
+
+/// Shared by SUBMIT and LOAD: keep the better of the stored and the offered entry, or, when
+/// `rev` is given (20 digits, so strings compare as numbers), the one of the higher revision.
 /// Returns 1 when the offered entry replaced (or created) the stored one.
 const MERGE_FN: &str = r#"
-local function merge(z, h, player, sort, member, payload)
+local function merge(z, h, player, sort, member, rev, payload)
   local score = tonumber(sort)
   local old = redis.call('HGET', h, player)
   if old then
     local oldmember = string.sub(old, 1, #member)
-    local oldscore = redis.call('ZSCORE', z, oldmember)
-    if oldscore then
-      oldscore = tonumber(oldscore)
-      if oldscore < score or (oldscore == score and oldmember <= member) then
-        return 0
-      end
+    if rev ~= '' then
+      if string.sub(old, #member + 1, #member + #rev) >= rev then return 0 end
       redis.call('ZREM', z, oldmember)
+    else
+      local oldscore = redis.call('ZSCORE', z, oldmember)
+      if oldscore then
+        oldscore = tonumber(oldscore)
+        if oldscore < score or (oldscore == score and oldmember <= member) then
+          return 0
+        end
+        redis.call('ZREM', z, oldmember)
+      end
     end
   end
   redis.call('ZADD', z, sort, member)
-  redis.call('HSET', h, player, member .. payload)
+  redis.call('HSET', h, player, member .. rev .. payload)
   return 1
 end
 local function keep_for(ttl)
@@ -50,7 +60,7 @@ end
 const SUBMIT_BODY: &str = r#"
 if redis.call('EXISTS', KEYS[3]) == 0 then return {-1} end
 local player, member = ARGV[1], ARGV[3]
-local changed = merge(KEYS[1], KEYS[2], player, ARGV[2], member, ARGV[4])
+local changed = merge(KEYS[1], KEYS[2], player, ARGV[2], member, ARGV[6], ARGV[4])
 if changed == 1 then
   redis.call('INCR', KEYS[3])
   keep_for(tonumber(ARGV[5]))
@@ -61,8 +71,8 @@ return {changed, redis.call('ZRANK', KEYS[1], storedmember), redis.call('ZSCORE'
 "#;
 
 const LOAD_BODY: &str = r#"
-for i = 3, #ARGV, 4 do
-  merge(KEYS[1], KEYS[2], ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
+for i = 3, #ARGV, 5 do
+  merge(KEYS[1], KEYS[2], ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4])
 end
 if ARGV[2] == '1' or redis.call('EXISTS', KEYS[3]) == 1 then
   local now = redis.call('TIME')
@@ -184,6 +194,15 @@ fn member(entry: &HotEntry) -> String {
     format!("{:020}:{}", entry.reached_micros.max(0), entry.player_id)
 }
 
+/// The revision as kept after the member: 20 digits on boards kept by revision, else nothing.
+fn revision(board: &HotBoard, entry: &HotEntry) -> String {
+    if board.by_revision {
+        format!("{:020}", entry.revision.max(0))
+    } else {
+        String::new()
+    }
+}
+
 fn reply(detail: &str) -> HotError {
     HotError::Reply(detail.to_string())
 }
@@ -194,12 +213,12 @@ fn text(value: Value) -> Result<String, HotError> {
         .ok_or_else(|| reply("expected a string"))
 }
 
-/// An entry from a member, its sort score and the stored `<member><payload>`.
+/// An entry from a member, its sort score and the stored `<member>[<revision>]<payload>`.
 fn decode(
     member: Value,
     sort: Value,
     stored: Value,
-    lower_is_better: bool,
+    board: &HotBoard,
 ) -> Result<HotEntry, HotError> {
     let member = text(member)?;
     let sort = sort.as_f64().ok_or_else(|| reply("expected a score"))?;
@@ -210,11 +229,22 @@ fn decode(
     let reached_micros = member[..PREFIX_LEN - 1]
         .parse::<i64>()
         .map_err(|_| reply("malformed member"))?;
+    let (revision, payload_at) = if board.by_revision {
+        let end = member.len() + REVISION_LEN;
+        let revision = stored
+            .get(member.len()..end)
+            .and_then(|digits| digits.parse::<i64>().ok())
+            .ok_or_else(|| reply("malformed revision"))?;
+        (revision, end)
+    } else {
+        (0, member.len())
+    };
     Ok(HotEntry {
         player_id: member[PREFIX_LEN..].to_string(),
-        score: score_from_sort(sort, lower_is_better),
+        score: score_from_sort(sort, board.lower_is_better),
         reached_micros,
-        payload: stored.get(member.len()..).unwrap_or_default().to_string(),
+        payload: stored.get(payload_at..).unwrap_or_default().to_string(),
+        revision,
     })
 }
 
@@ -222,7 +252,7 @@ fn decode(
 fn ranked_triples(
     values: Vec<Value>,
     first_rank: u64,
-    lower_is_better: bool,
+    board: &HotBoard,
 ) -> Result<Vec<RankedEntry>, HotError> {
     let mut entries = Vec::with_capacity(values.len() / 3);
     let mut values = values.into_iter();
@@ -232,7 +262,7 @@ fn ranked_triples(
         let rank = first_rank + entries.len() as u64;
         entries.push(RankedEntry {
             rank,
-            entry: decode(member, sort, stored, lower_is_better)?,
+            entry: decode(member, sort, stored, board)?,
         });
     }
     Ok(entries)
@@ -256,6 +286,7 @@ impl Leaderboards for RedisLeaderboards {
             member(entry),
             entry.payload.clone(),
             ttl_secs(board, now).to_string(),
+            revision(board, entry),
         ];
         let values = self.run(&self.submit, board, args).await?.into_array();
         if not_loaded(&values) {
@@ -277,7 +308,7 @@ impl Leaderboards for RedisLeaderboards {
             Value::from(stored_member),
             sort,
             Value::from(stored_text),
-            board.lower_is_better,
+            board,
         )?;
         let rank = rank.as_i64().ok_or_else(|| reply("expected a rank"))?;
         Ok(Some(Submitted {
@@ -296,7 +327,7 @@ impl Leaderboards for RedisLeaderboards {
         complete: bool,
         now: DateTime<Utc>,
     ) -> Result<(), HotError> {
-        let mut args = Vec::with_capacity(2 + entries.len() * 4);
+        let mut args = Vec::with_capacity(2 + entries.len() * 5);
         args.push(ttl_secs(board, now).to_string());
         args.push(if complete { "1" } else { "0" }.to_string());
         for entry in entries {
@@ -306,6 +337,7 @@ impl Leaderboards for RedisLeaderboards {
                 sort_score(entry.score, board.lower_is_better)
             ));
             args.push(member(entry));
+            args.push(revision(board, entry));
             args.push(entry.payload.clone());
         }
         self.run(&self.load, board, args).await?;
@@ -335,7 +367,7 @@ impl Leaderboards for RedisLeaderboards {
             .next()
             .and_then(|v| v.as_i64())
             .ok_or_else(|| reply("expected a count"))? as u64;
-        let entries = ranked_triples(values.collect(), offset + 1, board.lower_is_better)?;
+        let entries = ranked_triples(values.collect(), offset + 1, board)?;
         Ok(Some(HotPage { total, entries }))
     }
 
@@ -367,7 +399,7 @@ impl Leaderboards for RedisLeaderboards {
                 entries: Vec::new(),
             }));
         }
-        let entries = ranked_triples(values.collect(), first as u64 + 1, board.lower_is_better)?;
+        let entries = ranked_triples(values.collect(), first as u64 + 1, board)?;
         let player = entries
             .iter()
             .find(|e| e.entry.player_id == player_id)
