@@ -26,6 +26,8 @@ pub struct Model {
     pub retention_days: Option<i32>,
     /// Monthly event quota the instance admin set instead of the tier's; none: the tier's.
     pub event_quota: Option<i64>,
+    /// ISO 4217 code of the game's purchase amounts (`USD` unless the owner set another).
+    pub currency: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

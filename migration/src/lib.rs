@@ -21,6 +21,7 @@ mod m20261126_000017_add_user_reset_mailed_at;
 mod m20261126_000018_create_analytics_paying_days;
 mod m20261126_000019_index_events_by_player_step;
 mod m20261126_000020_create_analytics_sessions;
+mod m20261127_000055_add_game_currency;
 
 pub struct Migrator;
 
@@ -48,6 +49,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000018_create_analytics_paying_days::Migration),
             Box::new(m20261126_000019_index_events_by_player_step::Migration),
             Box::new(m20261126_000020_create_analytics_sessions::Migration),
+            Box::new(m20261127_000055_add_game_currency::Migration),
         ]
     }
 }

@@ -32,6 +32,9 @@ pub struct CreateGame {
     /// `free` (default), `indie` or `studio`; only the instance admin may choose a paid tier.
     #[oai(nullable)]
     pub tier: Option<Word<Tier>>,
+    /// ISO 4217 code of the game's purchase amounts, e.g. `EUR` (default `USD`).
+    #[oai(nullable)]
+    pub currency: Option<String>,
 }
 
 #[derive(Object)]
@@ -80,6 +83,11 @@ pub struct UpdateGame {
     /// whole number of events or `"unlimited"`; null goes back to the tier's.
     #[oai(nullable)]
     pub monthly_event_quota: MaybeUndefined<serde_json::Value>,
+    /// ISO 4217 code of the game's purchase amounts (`properties.amount` of `purchase`
+    /// events), e.g. `EUR`: three capital letters. The dashboard formats revenue with it;
+    /// amounts are never converted.
+    #[oai(nullable)]
+    pub currency: Option<String>,
 }
 
 #[derive(Object)]
@@ -113,6 +121,8 @@ pub struct Game {
     /// Days events are kept before the worker deletes them; null: kept for good.
     #[oai(nullable)]
     pub retention_days: Option<u32>,
+    /// ISO 4217 code of the game's purchase amounts (`USD` unless the owner set another).
+    pub currency: String,
     /// The caller's role on this game.
     pub role: words::Role,
     pub created_at: Timestamp,
@@ -207,6 +217,7 @@ pub fn game_view(game: games::Model, role: Role) -> Result<Game, GameError> {
         player_rate_limit_per_minute: game.player_rate_limit_per_minute.map(|l| l.max(0) as u32),
         player_secret_set: game.player_secret.is_some(),
         retention_days: game.retention_days.map(|days| days.max(0) as u32),
+        currency: game.currency,
         role,
         created_at: Timestamp::from(game.created_at),
     })
@@ -233,8 +244,14 @@ impl GamesApi {
         if tier != Tier::Free && !user.is_admin {
             return Err(GameError::PaidTierAdminOnly.into());
         }
+        let currency = body
+            .currency
+            .as_deref()
+            .map(service::Currency::parse)
+            .transpose()?
+            .unwrap_or_default();
         let owned_cap = (!user.is_admin).then_some(self.state.settings.max_games_per_user);
-        let game = service::create(&self.state, user.id, name, tier, owned_cap).await?;
+        let game = service::create(&self.state, user.id, name, tier, currency, owned_cap).await?;
         Ok(GameCreated::Created(Json(game_view(game, Role::Owner)?)))
     }
 
@@ -258,7 +275,7 @@ impl GamesApi {
         Ok(Json(game_view(access.game, access.role)?))
     }
 
-    /// Rename a game, change its validation mode, allowed web origins, player identity and rate
+    /// Rename a game, change its validation mode, currency, allowed web origins, player identity and rate
     /// limits up to the admin's cap (owner); tier, the cap, and resetting a limit (admin).
     #[oai(path = "/:game_id", method = "patch", operation_id = "updateGame")]
     async fn update(
@@ -327,6 +344,11 @@ impl GamesApi {
                 MaybeUndefined::Null => Some(None),
                 MaybeUndefined::Value(quota) => Some(Some(service::parse_event_quota(quota)?)),
             },
+            currency: body
+                .currency
+                .as_deref()
+                .map(service::Currency::parse)
+                .transpose()?,
             retention_days: match body.retention_days {
                 MaybeUndefined::Undefined => None,
                 MaybeUndefined::Null => Some(None),

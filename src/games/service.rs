@@ -92,6 +92,7 @@ pub async fn create(
     owner_id: Uuid,
     name: String,
     tier: Tier,
+    currency: Currency,
     owned_cap: Option<u32>,
 ) -> Result<games::Model, GameError> {
     let now = state.now();
@@ -110,6 +111,7 @@ pub async fn create(
         max_rate_limit_per_minute: None,
         retention_days: None,
         event_quota: None,
+        currency: currency.into_string(),
     };
     let txn = state.db.begin().await?;
     if let Some(cap) = owned_cap {
@@ -186,6 +188,32 @@ pub fn parse_retention_days(raw: u32) -> Result<i32, GameError> {
     Ok(raw as i32)
 }
 
+/// The ISO 4217 code a game's purchase amounts are in, e.g. `USD` or `EUR`: three capital
+/// letters (the dashboard formats revenue with it; the server never converts amounts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Currency(String);
+
+impl Currency {
+    pub fn parse(raw: &str) -> Result<Self, GameError> {
+        if raw.len() != 3 || !raw.bytes().all(|b| b.is_ascii_uppercase()) {
+            return Err(GameError::invalid(
+                "currency must be an ISO 4217 code: three capital letters, e.g. USD or EUR",
+            ));
+        }
+        Ok(Self(raw.to_string()))
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl Default for Currency {
+    fn default() -> Self {
+        Self("USD".into())
+    }
+}
+
 /// A new secret for the studio's backend to sign custom player ids with; the old one stops
 /// working at once (on every node within the key cache's time).
 pub async fn rotate_player_secret(
@@ -220,6 +248,7 @@ pub struct GameChanges {
     pub retention_days: Option<Option<i32>>,
     /// `Some(None)` goes back to the tier's quota.
     pub event_quota: Option<Option<i64>>,
+    pub currency: Option<Currency>,
 }
 
 pub async fn update(
@@ -257,6 +286,9 @@ pub async fn update(
     }
     if let Some(quota) = changes.event_quota {
         row.event_quota = Set(quota);
+    }
+    if let Some(currency) = changes.currency {
+        row.currency = Set(currency.into_string());
     }
     if let Some(days) = changes.retention_days {
         row.retention_days = Set(days);
