@@ -445,6 +445,35 @@ impl GamesApi {
         })))
     }
 
+    /// Send an invited member who has not set a password yet a new invitation (owner): the
+    /// earlier link stops working and the new one is valid 7 days. As when inviting, the answer
+    /// says whether the e-mail went out and, when it did not, carries the link for you to pass
+    /// on. 409 for a member who is already active; 429 when an e-mail went to the address less
+    /// than 5 minutes ago.
+    #[oai(
+        path = "/:game_id/members/:user_id/invitation",
+        method = "post",
+        operation_id = "resendInvitation"
+    )]
+    async fn resend_invitation(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        user_id: Path<Uuid>,
+    ) -> poem::Result<Json<AddedMember>> {
+        let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        let (member, user) = service::find_member(&self.state, game_id.0, user_id.0).await?;
+        let inviter = accounts::current_user(&self.state.db, auth.0).await?;
+        let invitation =
+            accounts::resend_invitation(&self.state, user, &access.game.name, &inviter.email)
+                .await?;
+        Ok(Json(AddedMember {
+            member: member_view(member, invitation.user)?,
+            invitation_mail: Some(invitation.mail),
+            invitation_link: invitation.unsent_link,
+        }))
+    }
+
     /// Change a member's role (owner). A game always keeps at least one owner.
     #[oai(
         path = "/:game_id/members/:user_id",

@@ -401,7 +401,7 @@ pub async fn remove_member(
     Ok(())
 }
 
-async fn find_member(
+pub async fn find_member(
     state: &AppState,
     game_id: Uuid,
     user_id: Uuid,

@@ -28,6 +28,7 @@ mod funnel_strategies;
 mod funnels;
 mod games;
 mod health;
+mod invitations;
 mod keys;
 mod kpis;
 mod leaderboards;

@@ -986,6 +986,29 @@ export interface paths {
         patch: operations["updateMember"];
         trace?: never;
     };
+    "/v1/games/{game_id}/members/{user_id}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an invited member who has not set a password yet a new invitation (owner): the
+         *     earlier link stops working and the new one is valid 7 days. As when inviting, the answer
+         *     says whether the e-mail went out and, when it did not, carries the link for you to pass
+         *     on. 409 for a member who is already active; 429 when an e-mail went to the address less
+         *     than 5 minutes ago.
+         */
+        post: operations["resendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/metrics": {
         parameters: {
             query?: never;
@@ -9425,6 +9448,100 @@ export interface operations {
             };
             /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AddedMember"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
