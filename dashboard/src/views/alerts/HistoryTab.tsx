@@ -85,10 +85,10 @@ export function HistoryTab() {
                           <span className={`al-kind al-kind-${kind.id}`}>{kind.label}</span>
                         </td>
                         <td data-label="Current" className="num">
-                          {valueText(item.type, item.current_value)}
+                          {valueText(item.type, item.current_value, game.currency)}
                         </td>
                         <td data-label="Baseline" className="num">
-                          {valueText(item.type, item.baseline_value)}
+                          {valueText(item.type, item.baseline_value, game.currency)}
                         </td>
                         <td data-label="Change" className="num">
                           <span className={`al-change ${item.change_percent === 0 ? '' : bad ? 'al-bad' : 'al-good'}`}>

@@ -113,14 +113,14 @@ export function windowSentence(kindId: string, hours: number): string {
   return `Drop kinds use whole days: the baseline is the daily average over the ${days} ${days === 1 ? 'day' : 'days'} before.`;
 }
 
-/** A measured value with its unit for the kind. */
-export function valueText(kindId: string, value: number): string {
+/** A measured value with its unit for the kind (money in the game's currency). */
+export function valueText(kindId: string, value: number, currency?: string): string {
   switch (kindOf(kindId).id) {
     case 'crash_spike':
     case 'log_error_spike':
       return `${formatNumber(value)} /h`;
     case 'revenue_drop':
-      return `${formatMoney(value)} /day`;
+      return `${formatMoney(value, currency)} /day`;
     case 'dau_drop':
       return `${formatNumber(value)} /day`;
     case 'retention_drop':

@@ -14,7 +14,7 @@ import { QuotaCard } from './QuotaCard';
 import './overview.css';
 
 type Bucket = 'hour' | 'day';
-type MetricName = 'events' | 'active_users' | 'revenue' | 'crashes' | 'log_errors' | 'retention_d7';
+type MetricName = 'events' | 'active_users' | 'revenue' | 'crashes' | 'log_errors' | 'retention_d7' | 'arpdau' | 'arppu';
 type Series_ = Schemas['MetricSeries'];
 
 /** Hourly buckets are offered for ranges of up to 31 days (the API's limit). */
@@ -81,9 +81,12 @@ export default function Overview() {
   const crashes = useMetric(gameId, 'crashes', bounds, bucket, environment, round);
   const logErrors = useMetric(gameId, 'log_errors', bounds, bucket, environment, round);
   const retention = useMetric(gameId, 'retention_d7', bounds, 'day', environment, round);
+  const arpdau = useMetric(gameId, 'arpdau', bounds, 'day', environment, round);
+  const arppu = useMetric(gameId, 'arppu', bounds, 'day', environment, round);
+  const money = (value: number | null) => formatMoney(value, game.currency);
 
   const noEventsEver = anyEvent.data !== undefined && anyEvent.data.events.length === 0;
-  const refreshing = [usage, anyEvent, events, active, revenue, crashes, logErrors, retention].some((s) => s.loading);
+  const refreshing = [usage, anyEvent, events, active, revenue, crashes, logErrors, retention, arpdau, arppu].some((s) => s.loading);
 
   return (
     <>
@@ -126,7 +129,7 @@ export default function Overview() {
               {(s) => formatNumber(Math.max(0, ...s.points.map((p) => p.value ?? 0)))}
             </Stat>
             <Stat label="Revenue" state={revenue}>
-              {(s) => formatMoney(s.total ?? sum(s))}
+              {(s) => money(s.total ?? sum(s))}
             </Stat>
             <Stat label="Crashes" state={crashes}>
               {(s) => formatNumber(s.total ?? sum(s))}
@@ -150,9 +153,23 @@ export default function Overview() {
               title="Revenue"
               state={revenue}
               kind="bar"
-              format={formatMoney}
-              hint="Sum of the amount property of purchase events."
+              format={money}
+              hint={`Sum of the amount property of purchase events, in ${game.currency} (set under Settings).`}
               series={(s) => [{ label: 'Revenue', values: values(s) }]}
+            />
+            <MetricCard
+              title="ARPDAU"
+              state={arpdau}
+              format={money}
+              hint="Average revenue per daily active user: the day's revenue divided by its active users."
+              series={(s) => [{ label: 'ARPDAU', values: ratios(s) }]}
+            />
+            <MetricCard
+              title="ARPPU"
+              state={arppu}
+              format={money}
+              hint="Average revenue per paying user: the day's revenue divided by the users who bought something that day."
+              series={(s) => [{ label: 'ARPPU', values: ratios(s) }]}
             />
             <CrashesCard crashes={crashes} logErrors={logErrors} />
             <RetentionCard state={retention} />
@@ -165,6 +182,11 @@ export default function Overview() {
 
 function values(s: Series_): (number | null)[] {
   return s.points.map((p) => p.value ?? 0);
+}
+
+/** A ratio's points: a day without anyone to divide by stays a gap, not a false zero. */
+function ratios(s: Series_): (number | null)[] {
+  return s.points.map((p) => p.value ?? null);
 }
 
 function sum(s: Series_): number {
