@@ -148,7 +148,7 @@ impl Batch for EventRows {
                 rows.saturating_sub(written.duplicates),
             )
         });
-        self.settle(stored).await;
+        self.settle(stored);
         let mut outcomes: Vec<Committed> = answers
             .iter()
             .map(|answer| match answer {
@@ -258,16 +258,25 @@ impl EventRows {
 
 impl EventRows {
     /// Tells the hot store the reserved events are stored, so it no longer holds them for
-    /// this node. A failure is logged: the hold then lapses with the node's lease and the
-    /// worker rebuilds the counter from the cold store, which holds these events.
-    async fn settle<'a>(&self, amounts: impl Iterator<Item = (&'a str, u64)>) {
-        let amounts: Vec<(&str, u64)> = amounts.filter(|(_, amount)| *amount > 0).collect();
+    /// this node. Sent off beside the writer's next turn, not waited for: the events are
+    /// committed and counted either way, and a hold lingering a moment only delays a reclaim.
+    /// A failure is logged: the hold then lapses with the node's lease and the worker
+    /// rebuilds the counter from the cold store, which holds these events.
+    fn settle<'a>(&self, amounts: impl Iterator<Item = (&'a str, u64)>) {
+        let amounts: Vec<(String, u64)> = amounts
+            .filter(|(_, amount)| *amount > 0)
+            .map(|(counter, amount)| (counter.to_string(), amount))
+            .collect();
         if amounts.is_empty() {
             return;
         }
-        if let Err(error) = self.quotas.settle_all(&amounts).await {
-            tracing::warn!(error.cause_chain = ?error, "quota settle failed");
-        }
+        let quotas = self.quotas.clone();
+        tokio::spawn(async move {
+            let amounts: Vec<(&str, u64)> = amounts.iter().map(|(c, a)| (c.as_str(), *a)).collect();
+            if let Err(error) = quotas.settle_all(&amounts).await {
+                tracing::warn!(error.cause_chain = ?error, "quota settle failed");
+            }
+        });
     }
 }
 
