@@ -56,7 +56,7 @@ pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, (
         crate::metrics::apis(state),
         crate::saves::apis(state),
         crate::players::apis(state),
-        crate::player_data::apis(state),
+        (crate::player_data::apis(state), crate::admin::apis(state)),
         (crate::progression::apis(state), crate::economy::apis(state)),
     );
     OpenApiService::new(apis, "playtrace", env!("CARGO_PKG_VERSION"))

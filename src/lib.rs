@@ -5,6 +5,7 @@
 //! SeaORM); fast-changing shared state in the hot store (in-process or Redis).
 pub mod accounts;
 pub mod achievements;
+pub mod admin;
 pub mod aggregates;
 pub mod alerts;
 pub mod api;

@@ -22,9 +22,9 @@ describe('admin', () => {
     await page.getByRole('link', { name: 'Admin', exact: true }).click();
     await page.getByRole('heading', { name: 'Admin' }).waitFor();
 
-    const row = page.getByRole('row', { name: /Nebula Racers/ });
+    const row = page.locator('table.admin-games').getByRole('row', { name: /Nebula Racers/ });
     await row.waitFor();
-    await page.getByRole('row', { name: /House Game/ }).waitFor();
+    await page.locator('table.admin-games').getByRole('row', { name: /House Game/ }).waitFor();
     assert.match(await row.innerText(), /100,000/);
     assert.match(await page.locator('.stat').first().innerText(), /Games\s+2/i);
 
@@ -72,7 +72,7 @@ describe('admin', () => {
     // The search narrows the table.
     await page.getByLabel('Find a game').fill('house');
     await row.waitFor({ state: 'detached' });
-    await page.getByRole('row', { name: /House Game/ }).waitFor();
+    await page.locator('table.admin-games').getByRole('row', { name: /House Game/ }).waitFor();
     await page.getByLabel('Find a game').fill('no such game');
     await page.getByText('No game matches “no such game”').waitFor();
 
@@ -108,6 +108,38 @@ describe('admin', () => {
     assert.equal(await page.getByRole('table').count(), 0);
     assert.equal(await page.getByRole('combobox', { name: /^Tier of/ }).count(), 0);
     await screenshot(page, 'admin-refused');
+    await page.context().close();
+  });
+
+  it("lists every account with its games, and each game's events this month against its quota", async () => {
+    const studio = await newAccount(env.server, 'usage');
+    const { gameId, key } = await newGame(env.server, studio, 'Busy Bees');
+    await call(env.server, 'POST', '/v1/track', {
+      key,
+      body: Array.from({ length: 12 }, (_, i) => ({ event_name: 'level_start', session_id: `s-${i}` })),
+    });
+    await call(env.server, 'POST', `/v1/games/${gameId}/members`, { token: studio.token, body: { email: `pending-${Date.now()}@studio.test`, role: 'viewer' } });
+    const page = await signedInPage(env.browser, env.server, admin);
+    await page.goto('/admin');
+
+    const usage = page.getByRole('region', { name: 'Usage this month' });
+    const busy = usage.getByRole('row', { name: /Busy Bees/ });
+    await busy.waitFor();
+    assert.match(await busy.innerText(), /12/);
+    assert.match(await busy.innerText(), /100,000/);
+    // The busiest game leads.
+    assert.match(await usage.getByRole('row').nth(1).innerText(), /Busy Bees/);
+
+    const accounts = page.getByRole('region', { name: 'Accounts' });
+    const adminRow = accounts.getByRole('row', { name: new RegExp(admin.email) });
+    await adminRow.waitFor();
+    assert.match(await adminRow.innerText(), /admin/);
+    const studioRow = accounts.getByRole('row', { name: new RegExp(studio.email) });
+    assert.match(await studioRow.innerText(), /Active/);
+    assert.match(await studioRow.innerText(), /1\s*\(1 owned\)/);
+    assert.match(await accounts.getByRole('row', { name: /pending-/ }).innerText(), /Invited/);
+    await usage.scrollIntoViewIfNeeded();
+    await screenshot(page, 'admin-usage-accounts');
     await page.context().close();
   });
 });

@@ -3,7 +3,7 @@
 // deleting a game.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, newAccount, newGame, screenshot, setup, signedInPage, sleep } from './harness.mjs';
+import { call, newAccount, newGame, screenshot, setup, signedInPage } from './harness.mjs';
 
 /** POST /v1/track with `key`; answers the HTTP status. */
 async function track(server, key) {
@@ -145,7 +145,7 @@ describe('games and settings', () => {
     const email = `artist-${Date.now()}@studio.test`;
     await page.getByLabel('E-mail').fill(email);
     await page.getByRole('region', { name: 'Invite a teammate' }).getByLabel('Role').selectOption('viewer');
-    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('button', { name: 'Send invitation', exact: true }).click();
     await page.getByText(`Invitation e-mail sent to ${email}. They join as viewer once they set a password.`).waitFor();
     // With a mail server the link goes only by e-mail.
     assert.equal(await page.getByRole('button', { name: 'Copy link' }).count(), 0);
@@ -159,16 +159,19 @@ describe('games and settings', () => {
 
     // Inviting the same address again is refused with the API's words.
     await page.getByLabel('E-mail').fill(email);
-    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('button', { name: 'Send invitation', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'already a member' }).waitFor();
 
+    // A role works like every setting: choose, Save, and a note says what was saved.
+    assert.ok(await row.getByRole('button', { name: `Save role of ${email}` }).isDisabled(), 'nothing to save before a change');
     await page.getByRole('combobox', { name: `Role of ${email}` }).selectOption('editor');
-    for (let i = 0; i < 50; i++) {
-      const { members } = await call(env.server, 'GET', `/v1/games/${gameId}/members`, { token: owner.token });
-      if (members.find((m) => m.email === email)?.role === 'editor') break;
-      assert.ok(i < 49, 'the role change did not reach the API');
-      await sleep(100);
-    }
+    const before = await call(env.server, 'GET', `/v1/games/${gameId}/members`, { token: owner.token });
+    assert.equal(before.members.find((m) => m.email === email)?.role, 'viewer', 'choosing alone saves nothing');
+    await row.getByRole('button', { name: `Save role of ${email}` }).click();
+    await row.getByRole('status').filter({ hasText: 'Saved: editor' }).waitFor();
+    const { members: saved } = await call(env.server, 'GET', `/v1/games/${gameId}/members`, { token: owner.token });
+    assert.equal(saved.find((m) => m.email === email)?.role, 'editor');
+    await screenshot(page, 'settings-members-role-saved');
     await page.reload();
     assert.equal(await page.getByRole('combobox', { name: `Role of ${email}` }).inputValue(), 'editor');
 
@@ -203,7 +206,7 @@ describe('games and settings', () => {
     await page.getByRole('link', { name: 'Members' }).click();
     await page.getByRole('row', { name: new RegExp(owner.email) }).waitFor();
     await page.getByText('Only the owners of Read Only Realm can invite people').waitFor();
-    assert.equal(await page.getByRole('button', { name: 'Send invitation' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Send invitation', exact: true }).count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Remove' }).count(), 0);
     assert.equal(await page.getByRole('combobox', { name: /^Role of/ }).count(), 0);
 

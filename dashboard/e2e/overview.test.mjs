@@ -92,8 +92,9 @@ describe('game overview', () => {
 
     // Every metric read and the quota were sent before the first of them answered.
     const metricReads = [...reads.values()].filter((r) => r.path.includes('/metrics') || r.path.includes('/usage'));
-    // Six charts, and nine daily reads of the KPI tiles (this period and the one before).
-    assert.equal(metricReads.filter((r) => r.path.includes('/metrics')).length, 15, JSON.stringify(metricReads));
+    // Eight charts (ARPDAU and ARPPU among them), and nine daily reads of the KPI tiles (this
+    // period and the one before).
+    assert.equal(metricReads.filter((r) => r.path.includes('/metrics')).length, 17, JSON.stringify(metricReads));
     const lastSent = Math.max(...metricReads.map((r) => r.sent));
     const firstDone = Math.min(...metricReads.map((r) => r.done ?? Infinity));
     assert.ok(lastSent <= firstDone, `reads were not in parallel: ${JSON.stringify(metricReads)}`);
@@ -124,8 +125,8 @@ describe('game overview', () => {
     assert.equal(await select(page, 'Range').inputValue(), '1d');
     assert.equal(await select(page, 'Interval').inputValue(), 'hour');
     assert.equal(await statValue(page, 'Events'), '11');
-    // Money always shows its cents: 15.40, not 15.4.
-    assert.equal(await statValue(page, 'Revenue'), '15.40');
+    // Money always shows its cents, in the game's currency (USD by default): $15.40, not 15.4.
+    assert.equal(await statValue(page, 'Revenue'), '$15.40');
     assert.equal(await statValue(page, 'Crashes'), '2');
     assert.equal(await statValue(page, 'Log errors'), '2');
     assert.equal(await statValue(page, 'DAU'), '4');
@@ -145,7 +146,7 @@ describe('game overview', () => {
       [hour, '11'],
     );
     assert.equal(events.reduce((total, row) => total + Number(row[1]), 0), 11);
-    assert.deepEqual((await figures(page, 'Revenue')).find((row) => row[0] === hour), [hour, '15.40']);
+    assert.deepEqual((await figures(page, 'Revenue')).find((row) => row[0] === hour), [hour, '$15.40']);
     assert.deepEqual((await figures(page, 'Crashes and errors')).find((row) => row[0] === hour), [hour, '2', '2']);
     assert.deepEqual((await figures(page, 'Active users per hour')).find((row) => row[0] === hour), [hour, '4']);
     await page.getByRole('button', { name: 'Refresh' }).waitFor();
@@ -175,7 +176,7 @@ describe('game overview', () => {
     await page.waitForURL(/environment=production/);
     // Each figure has its own read: wait for each to come back with the filter applied.
     await eventually(async () => assert.equal(await statValue(page, 'Events'), '0'));
-    await eventually(async () => assert.equal(await statValue(page, 'Revenue'), '0.00'));
+    await eventually(async () => assert.equal(await statValue(page, 'Revenue'), '$0.00'));
     // The quota counts both environments.
     await page.getByText('11 of 100,000 events this month').waitFor();
   });

@@ -30,6 +30,8 @@ pub struct Model {
     pub leaderboards_from_scores: bool,
     /// How many boards scores may create (boards defined in the dashboard do not count).
     pub score_board_limit: i32,
+    /// ISO 4217 code of the game's purchase amounts (`USD` unless the owner set another).
+    pub currency: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -26,6 +26,7 @@ mod m20261127_000030_add_leaderboards_from_scores;
 mod m20261127_000031_add_score_operators;
 mod m20261127_000032_add_leaderboard_reset_at;
 mod m20261127_000040_create_analytics_progression_economy;
+mod m20261127_000055_add_game_currency;
 
 pub struct Migrator;
 
@@ -58,6 +59,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000031_add_score_operators::Migration),
             Box::new(m20261127_000032_add_leaderboard_reset_at::Migration),
             Box::new(m20261127_000040_create_analytics_progression_economy::Migration),
+            Box::new(m20261127_000055_add_game_currency::Migration),
         ]
     }
 }

@@ -15,6 +15,10 @@ pub enum AccountError {
     Locked,
     #[error("Account not activated yet; set a password with the link in your invitation e-mail")]
     Pending,
+    #[error("This member has already set a password: there is no invitation to resend")]
+    NotInvited,
+    #[error("An invitation e-mail went to this address less than 5 minutes ago; wait a few minutes before sending another")]
+    InvitationMailedRecently,
     #[error("Invalid or expired reset token")]
     InvalidResetToken,
     /// The bearer token names an account that was deleted since.
@@ -34,7 +38,8 @@ crate::error::answers!(AccountError as error {
     400: InvalidEmail | InvalidResetToken,
     401: WrongCredentials | Gone,
     403: RegistrationClosed,
-    409: EmailTaken,
+    409: EmailTaken | NotInvited,
+    429: InvitationMailedRecently,
     passes: Password | Cold | Stored,
     other {
         Locked => ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_LOCKED"),

@@ -562,6 +562,49 @@ pub async fn invite(
     users::Entity::insert(users::ActiveModel::from(user.clone()))
         .exec_without_returning(&state.db)
         .await?;
+    if state.settings.smtp_url.is_some() {
+        // The first invitation e-mail starts the interval a resend waits out.
+        claim_reset_mail(&state.db, user.id, now).await?;
+    }
+    mail_invitation(state, user, game_name, inviter).await
+}
+
+/// Sends a pending account a new invitation (owner, from the Members view): its earlier links
+/// stop working and the new one is valid `INVITATION_TOKEN_DAYS` from now. With an SMTP server,
+/// one address gets at most one invitation e-mail every `RESET_MAIL_INTERVAL_MINUTES` (the
+/// interval password resets keep), so an owner cannot fill a stranger's inbox; without one,
+/// nothing is sent and the owner gets the link at once, each time.
+pub async fn resend_invitation(
+    state: &AppState,
+    user: users::Model,
+    game_name: &str,
+    inviter: &str,
+) -> Result<Invitation, AccountError> {
+    if AccountStatus::stored(&user.status)? != AccountStatus::Pending {
+        return Err(AccountError::NotInvited);
+    }
+    if state.settings.smtp_url.is_some()
+        && !claim_reset_mail(&state.db, user.id, state.now()).await?
+    {
+        return Err(AccountError::InvitationMailedRecently);
+    }
+    password_reset_tokens::Entity::delete_many()
+        .filter(password_reset_tokens::Column::UserId.eq(user.id))
+        .filter(password_reset_tokens::Column::UsedAt.is_null())
+        .exec(&state.db)
+        .await?;
+    mail_invitation(state, user, game_name, inviter).await
+}
+
+/// Makes an invitation token for the pending `user` and e-mails its link.
+async fn mail_invitation(
+    state: &AppState,
+    user: users::Model,
+    game_name: &str,
+    inviter: &str,
+) -> Result<Invitation, AccountError> {
+    let now = state.now();
+    let email = user.email.clone();
     let token = create_reset_token(
         &state.db,
         user.id,
@@ -579,7 +622,7 @@ pub async fn invite(
     );
     let mail = match state
         .mailer
-        .send(email.as_str(), "You have been invited to playtrace", &body)
+        .send(&email, "You have been invited to playtrace", &body)
         .await
     {
         Ok(Delivery::Sent) => DeliveryStatus::Sent,

@@ -32,6 +32,9 @@ pub struct CreateGame {
     /// `free` (default), `indie` or `studio`; only the instance admin may choose a paid tier.
     #[oai(nullable)]
     pub tier: Option<Word<Tier>>,
+    /// ISO 4217 code of the game's purchase amounts, e.g. `EUR` (default `USD`).
+    #[oai(nullable)]
+    pub currency: Option<String>,
 }
 
 #[derive(Object)]
@@ -88,6 +91,11 @@ pub struct UpdateGame {
     /// or changed in the dashboard do not count.
     #[oai(nullable)]
     pub score_board_limit: Option<u32>,
+    /// ISO 4217 code of the game's purchase amounts (`properties.amount` of `purchase`
+    /// events), e.g. `EUR`: three capital letters. The dashboard formats revenue with it;
+    /// amounts are never converted.
+    #[oai(nullable)]
+    pub currency: Option<String>,
 }
 
 #[derive(Object)]
@@ -125,6 +133,8 @@ pub struct Game {
     pub leaderboards_from_scores: bool,
     /// How many leaderboards scores may create.
     pub score_board_limit: u32,
+    /// ISO 4217 code of the game's purchase amounts (`USD` unless the owner set another).
+    pub currency: String,
     /// The caller's role on this game.
     pub role: words::Role,
     pub created_at: Timestamp,
@@ -221,6 +231,7 @@ pub fn game_view(game: games::Model, role: Role) -> Result<Game, GameError> {
         retention_days: game.retention_days.map(|days| days.max(0) as u32),
         leaderboards_from_scores: game.leaderboards_from_scores,
         score_board_limit: game.score_board_limit.max(0) as u32,
+        currency: game.currency,
         role,
         created_at: Timestamp::from(game.created_at),
     })
@@ -247,8 +258,14 @@ impl GamesApi {
         if tier != Tier::Free && !user.is_admin {
             return Err(GameError::PaidTierAdminOnly.into());
         }
+        let currency = body
+            .currency
+            .as_deref()
+            .map(service::Currency::parse)
+            .transpose()?
+            .unwrap_or_default();
         let owned_cap = (!user.is_admin).then_some(self.state.settings.max_games_per_user);
-        let game = service::create(&self.state, user.id, name, tier, owned_cap).await?;
+        let game = service::create(&self.state, user.id, name, tier, currency, owned_cap).await?;
         Ok(GameCreated::Created(Json(game_view(game, Role::Owner)?)))
     }
 
@@ -272,7 +289,7 @@ impl GamesApi {
         Ok(Json(game_view(access.game, access.role)?))
     }
 
-    /// Rename a game, change its validation mode, allowed web origins, player identity and rate
+    /// Rename a game, change its validation mode, currency, allowed web origins, player identity and rate
     /// limits up to the admin's cap (owner); tier, the cap, and resetting a limit (admin).
     #[oai(path = "/:game_id", method = "patch", operation_id = "updateGame")]
     async fn update(
@@ -341,6 +358,11 @@ impl GamesApi {
                 MaybeUndefined::Null => Some(None),
                 MaybeUndefined::Value(quota) => Some(Some(service::parse_event_quota(quota)?)),
             },
+            currency: body
+                .currency
+                .as_deref()
+                .map(service::Currency::parse)
+                .transpose()?,
             retention_days: match body.retention_days {
                 MaybeUndefined::Undefined => None,
                 MaybeUndefined::Null => Some(None),
@@ -440,6 +462,35 @@ impl GamesApi {
             invitation_mail,
             invitation_link,
         })))
+    }
+
+    /// Send an invited member who has not set a password yet a new invitation (owner): the
+    /// earlier link stops working and the new one is valid 7 days. As when inviting, the answer
+    /// says whether the e-mail went out and, when it did not, carries the link for you to pass
+    /// on. 409 for a member who is already active; 429 when an e-mail went to the address less
+    /// than 5 minutes ago.
+    #[oai(
+        path = "/:game_id/members/:user_id/invitation",
+        method = "post",
+        operation_id = "resendInvitation"
+    )]
+    async fn resend_invitation(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        user_id: Path<Uuid>,
+    ) -> poem::Result<Json<AddedMember>> {
+        let access = require_role(&self.state.db, auth.0, game_id.0, Role::Owner).await?;
+        let (member, user) = service::find_member(&self.state, game_id.0, user_id.0).await?;
+        let inviter = accounts::current_user(&self.state.db, auth.0).await?;
+        let invitation =
+            accounts::resend_invitation(&self.state, user, &access.game.name, &inviter.email)
+                .await?;
+        Ok(Json(AddedMember {
+            member: member_view(member, invitation.user)?,
+            invitation_mail: Some(invitation.mail),
+            invitation_link: invitation.unsent_link,
+        }))
     }
 
     /// Change a member's role (owner). A game always keeps at least one owner.

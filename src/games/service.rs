@@ -107,6 +107,7 @@ pub async fn create(
     owner_id: Uuid,
     name: String,
     tier: Tier,
+    currency: Currency,
     owned_cap: Option<u32>,
 ) -> Result<games::Model, GameError> {
     let now = state.now();
@@ -127,6 +128,7 @@ pub async fn create(
         event_quota: None,
         leaderboards_from_scores: true,
         score_board_limit: DEFAULT_SCORE_BOARD_LIMIT as i32,
+        currency: currency.into_string(),
     };
     let txn = state.db.begin().await?;
     if let Some(cap) = owned_cap {
@@ -203,6 +205,32 @@ pub fn parse_retention_days(raw: u32) -> Result<i32, GameError> {
     Ok(raw as i32)
 }
 
+/// The ISO 4217 code a game's purchase amounts are in, e.g. `USD` or `EUR`: three capital
+/// letters (the dashboard formats revenue with it; the server never converts amounts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Currency(String);
+
+impl Currency {
+    pub fn parse(raw: &str) -> Result<Self, GameError> {
+        if raw.len() != 3 || !raw.bytes().all(|b| b.is_ascii_uppercase()) {
+            return Err(GameError::invalid(
+                "currency must be an ISO 4217 code: three capital letters, e.g. USD or EUR",
+            ));
+        }
+        Ok(Self(raw.to_string()))
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl Default for Currency {
+    fn default() -> Self {
+        Self("USD".into())
+    }
+}
+
 /// A new secret for the studio's backend to sign custom player ids with; the old one stops
 /// working at once (on every node within the key cache's time).
 pub async fn rotate_player_secret(
@@ -239,6 +267,7 @@ pub struct GameChanges {
     pub event_quota: Option<Option<i64>>,
     pub leaderboards_from_scores: Option<bool>,
     pub score_board_limit: Option<i32>,
+    pub currency: Option<Currency>,
 }
 
 pub async fn update(
@@ -276,6 +305,9 @@ pub async fn update(
     }
     if let Some(quota) = changes.event_quota {
         row.event_quota = Set(quota);
+    }
+    if let Some(currency) = changes.currency {
+        row.currency = Set(currency.into_string());
     }
     if let Some(days) = changes.retention_days {
         row.retention_days = Set(days);
@@ -394,7 +426,7 @@ pub async fn remove_member(
     Ok(())
 }
 
-async fn find_member(
+pub async fn find_member(
     state: &AppState,
     game_id: Uuid,
     user_id: Uuid,

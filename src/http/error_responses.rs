@@ -22,6 +22,7 @@ const EXTRA: &[(&str, &[u16])] = &[
     ("resetPassword", &[400]),
     ("createGame", &[403]),
     ("addMember", &[409]),
+    ("resendInvitation", &[409, 429]),
     ("createApiKey", &[400]),
     ("createAchievement", &[409]),
     ("createLeaderboard", &[409]),

@@ -43,6 +43,8 @@ pub enum ApiTags {
     Players,
     /// One player's data: export, erase, and the audit list of both.
     PlayerData,
+    /// The instance admin's reads of the whole server: accounts and usage.
+    Admin,
 }
 
 /// RFC 3339 UTC with a `Z`, e.g. `2026-11-21T10:00:00Z`.

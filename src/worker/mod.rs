@@ -56,6 +56,14 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
         |state| async move { events::retention::delete_expired_events(&state).await },
     )
     .await?;
+    // Reservations a killed node left in the quota counters (Redis) are given back by
+    // rebuilding those counters from the cold store.
+    jobs.every(
+        Duration::from_secs(15),
+        "reclaiming abandoned quota reservations failed",
+        |state| async move { state.hot.quotas.reclaim_abandoned().await },
+    )
+    .await?;
     // A pass every few seconds while games are queued, each about 4 seconds of work.
     jobs.every(
         Duration::from_secs(5),

@@ -10,8 +10,27 @@ export function formatNumber(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : number.format(value);
 }
 
-export function formatMoney(value: number | null | undefined): string {
-  return value === null || value === undefined ? '—' : money.format(value);
+const currencies = new Map<string, Intl.NumberFormat>();
+
+/** The formatter of a game's currency (an ISO 4217 code), always with two decimals, even for
+ * currencies written without (JPY): amounts are sums and averages, whose cents matter. */
+function currencyFormat(currency: string): Intl.NumberFormat {
+  let format = currencies.get(currency);
+  if (!format) {
+    try {
+      format = new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    } catch {
+      format = money;
+    }
+    currencies.set(currency, format);
+  }
+  return format;
+}
+
+/** An amount of money: "$352.40" with the game's currency, "352.40" without one. */
+export function formatMoney(value: number | null | undefined, currency?: string): string {
+  if (value === null || value === undefined) return '—';
+  return currency ? currencyFormat(currency).format(value) : money.format(value);
 }
 
 export function formatPercent(value: number | null | undefined): string {

@@ -145,6 +145,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every game's events this UTC month against its quota, the busiest first (instance admin
+         *     only). `limit` 1 to 100 (default 50), `offset` from 0.
+         */
+        get: operations["adminListUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account on this server, oldest first, with the games each is in (instance admin
+         *     only). `limit` 1 to 100 (default 50), `offset` from 0.
+         */
+        get: operations["adminListUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/alerts": {
         parameters: {
             query?: never;
@@ -456,7 +496,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a game, change its validation mode, allowed web origins, player identity and rate
+         * Rename a game, change its validation mode, currency, allowed web origins, player identity and rate
          *     limits up to the admin's cap (owner); tier, the cap, and resetting a limit (admin).
          */
         patch: operations["updateGame"];
@@ -989,6 +1029,29 @@ export interface paths {
         head?: never;
         /** Change a member's role (owner). A game always keeps at least one owner. */
         patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/v1/games/{game_id}/members/{user_id}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an invited member who has not set a password yet a new invitation (owner): the
+         *     earlier link stops working and the new one is valid 7 days. As when inviting, the answer
+         *     says whether the e-mail went out and, when it did not, carries the link for you to pass
+         *     on. 409 for a member who is already active; 429 when an e-mail went to the address less
+         *     than 5 minutes ago.
+         */
+        post: operations["resendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/games/{game_id}/metrics": {
@@ -1525,6 +1588,44 @@ export interface components {
             user_id: string;
         };
         /**
+         * AdminUser
+         * @description An account on this server.
+         */
+        AdminUser: {
+            /** Format: date-time */
+            created_at: string;
+            email: string;
+            /**
+             * Format: uint64
+             * @description Games the account is a member of, in any role.
+             */
+            games: number;
+            /** @description Whether the account is an instance admin. */
+            is_admin: boolean;
+            /**
+             * Format: uint64
+             * @description Games the account owns.
+             */
+            owned_games: number;
+            /** @description `active` or `pending` (invited, no password yet). */
+            status: components["schemas"]["AccountStatus"];
+            user_id: string;
+        };
+        /** AdminUserPage */
+        AdminUserPage: {
+            /**
+             * Format: uint64
+             * @description The `offset` of the next page; absent on the last.
+             */
+            next_offset?: number;
+            /**
+             * Format: uint64
+             * @description Accounts on the server in all.
+             */
+            total: number;
+            users: components["schemas"]["AdminUser"][];
+        };
+        /**
          * AlertHistoryItem
          * @description One firing of a rule.
          */
@@ -1771,6 +1872,8 @@ export interface components {
         };
         /** CreateGame */
         CreateGame: {
+            /** @description ISO 4217 code of the game's purchase amounts, e.g. `EUR` (default `USD`). */
+            currency?: string | null;
             /** @description 1 to 100 characters. */
             name: string;
             /** @description `free` (default), `indie` or `studio`; only the instance admin may choose a paid tier. */
@@ -2096,6 +2199,8 @@ export interface components {
             allowed_origins: string[];
             /** Format: date-time */
             created_at: string;
+            /** @description ISO 4217 code of the game's purchase amounts (`USD` unless the owner set another). */
+            currency: string;
             /** @description Whether the instance admin set `monthly_event_quota` instead of the tier's. */
             event_quota_set: boolean;
             event_validation: components["schemas"]["EventValidation"];
@@ -2157,6 +2262,32 @@ export interface components {
         /** GameList */
         GameList: {
             games: components["schemas"]["Game"][];
+        };
+        /**
+         * GameUsage
+         * @description A game's events this month against its quota.
+         */
+        GameUsage: {
+            game_id: string;
+            /**
+             * Format: uint64
+             * @description The monthly quota: the tier's, or the one the admin set (`quota_set`).
+             */
+            limit: number;
+            name: string;
+            quota_set: boolean;
+            /**
+             * Format: uint64
+             * @description Events left this month.
+             */
+            remaining: number;
+            tier: components["schemas"]["Tier"];
+            /**
+             * Format: uint64
+             * @description Events counted this month (the count `/v1/track` enforces, as `GET
+             *     /v1/games/{game_id}/usage` answers it).
+             */
+            used: number;
         };
         /** Health */
         Health: {
@@ -3083,6 +3214,12 @@ export interface components {
              *     `[]` allows none (the default).
              */
             allowed_origins?: string[] | null;
+            /**
+             * @description ISO 4217 code of the game's purchase amounts (`properties.amount` of `purchase`
+             *     events), e.g. `EUR`: three capital letters. The dashboard formats revenue with it;
+             *     amounts are never converted.
+             */
+            currency?: string | null;
             /** @description `off`, `warn` or `enforce`: what happens to events that break their event schema. */
             event_validation?: components["schemas"]["EventValidation"] | null;
             /**
@@ -3161,6 +3298,23 @@ export interface components {
             order?: components["schemas"]["ScoreOrder"] | null;
             /** @description Takes effect at once: the current period changes, the old one is archived. */
             period?: components["schemas"]["ResetPeriod"] | null;
+        };
+        /** UsagePage */
+        UsagePage: {
+            /** @description Games that stored the most events this month first. */
+            games: components["schemas"]["GameUsage"][];
+            /** @description `YYYY-MM` (UTC). */
+            month: string;
+            /**
+             * Format: uint64
+             * @description The `offset` of the next page; absent on the last.
+             */
+            next_offset?: number;
+            /**
+             * Format: uint64
+             * @description Games on the server in all.
+             */
+            total: number;
         };
         /** UserSummary */
         UserSummary: {
@@ -3745,6 +3899,158 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminListUsage: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["UsagePage"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminListUsers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AdminUserPage"];
+                };
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */
             400: {
@@ -9720,6 +10026,100 @@ export interface operations {
             };
             /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AddedMember"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -141,6 +141,14 @@ impl Batch for EventRows {
             .zip(&written)
             .map(|((index, _), written)| (counters[*index].as_str(), written.duplicates));
         self.give_back(duplicates).await;
+        let stored = admitted.iter().zip(&written).map(|((index, _), written)| {
+            let rows = items[*index].rows.len() as u64;
+            (
+                counters[*index].as_str(),
+                rows.saturating_sub(written.duplicates),
+            )
+        });
+        self.settle(stored);
         let mut outcomes: Vec<Committed> = answers
             .iter()
             .map(|answer| match answer {
@@ -245,6 +253,30 @@ impl EventRows {
         if let Err(error) = self.quotas.release_all(&amounts).await {
             tracing::warn!(error.cause_chain = ?error, "quota release failed");
         }
+    }
+}
+
+impl EventRows {
+    /// Tells the hot store the reserved events are stored, so it no longer holds them for
+    /// this node. Sent off beside the writer's next turn, not waited for: the events are
+    /// committed and counted either way, and a hold lingering a moment only delays a reclaim.
+    /// A failure is logged: the hold then lapses with the node's lease and the worker
+    /// rebuilds the counter from the cold store, which holds these events.
+    fn settle<'a>(&self, amounts: impl Iterator<Item = (&'a str, u64)>) {
+        let amounts: Vec<(String, u64)> = amounts
+            .filter(|(_, amount)| *amount > 0)
+            .map(|(counter, amount)| (counter.to_string(), amount))
+            .collect();
+        if amounts.is_empty() {
+            return;
+        }
+        let quotas = self.quotas.clone();
+        tokio::spawn(async move {
+            let amounts: Vec<(&str, u64)> = amounts.iter().map(|(c, a)| (c.as_str(), *a)).collect();
+            if let Err(error) = quotas.settle_all(&amounts).await {
+                tracing::warn!(error.cause_chain = ?error, "quota settle failed");
+            }
+        });
     }
 }
 

@@ -200,3 +200,53 @@ async fn a_group_reserves_each_ask_in_order_all_or_nothing() {
         assert_eq!(quotas.current("never-made").await.unwrap(), None, "{name}");
     }
 }
+
+/// Redis only (the in-process store goes with its process): a node killed between reserving
+/// and storing leaves its hold behind; once its lease lapses and no live node holds anything
+/// in the counter, the reclaim drops the counter so it is rebuilt from the cold store.
+#[tokio::test]
+async fn a_stopped_nodes_reservations_are_reclaimed_once_its_lease_lapses() {
+    use playtrace::store::hot::quotas::{Quotas, RedisQuotas};
+    use std::time::Duration;
+    for (name, store) in stores().await {
+        let Some(handle) = store.redis.clone() else {
+            assert_eq!(store.quotas.reclaim_abandoned().await.unwrap(), 0, "{name}");
+            continue;
+        };
+        let killed = RedisQuotas::with_lease(handle.clone(), Duration::from_millis(300));
+        let live = RedisQuotas::new(handle.clone());
+        let counter = format!("{}:2026-11", Uuid::new_v4());
+        let counter = counter.as_str();
+        // Stored so far: 100. The killed node reserves 7 and never stores them.
+        assert_eq!(
+            killed.reserve(counter, 7, 1000, Some(100)).await.unwrap(),
+            Reservation::Reserved { used: 107 }
+        );
+        // The live node stores 5 (settled) and gives 2 back.
+        live.reserve(counter, 7, 1000, None).await.unwrap();
+        live.settle_all(&[(counter, 5)]).await.unwrap();
+        live.release(counter, 2).await.unwrap();
+        assert_eq!(live.current(counter).await.unwrap(), Some(112));
+        // Within the lease nothing is reclaimed.
+        assert_eq!(live.reclaim_abandoned().await.unwrap(), 0);
+        assert_eq!(live.current(counter).await.unwrap(), Some(112));
+
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        // While a live node holds a reservation in the counter, it waits.
+        live.reserve(counter, 3, 1000, None).await.unwrap();
+        assert_eq!(live.reclaim_abandoned().await.unwrap(), 0);
+        assert_eq!(live.current(counter).await.unwrap(), Some(115));
+        live.settle_all(&[(counter, 3)]).await.unwrap();
+        // Then the counter goes, to be rebuilt from the cold store (which holds 108).
+        assert_eq!(live.reclaim_abandoned().await.unwrap(), 1);
+        assert_eq!(live.current(counter).await.unwrap(), None);
+        assert_eq!(
+            live.reserve(counter, 1, 1000, Some(108)).await.unwrap(),
+            Reservation::Reserved { used: 109 }
+        );
+        live.settle_all(&[(counter, 1)]).await.unwrap();
+        // Settled holds leave nothing to reclaim.
+        assert_eq!(live.reclaim_abandoned().await.unwrap(), 0);
+        assert_eq!(live.current(counter).await.unwrap(), Some(109));
+    }
+}

@@ -1,10 +1,12 @@
 // The instance admin's page: every game on this playtrace server, with its tier, rate limit
-// and monthly quota (the tier's, or one of its own for a big game), all changeable here. Anyone else is told the page is the admin's.
+// and monthly quota (the tier's, or one of its own for a big game), all changeable here; each
+// game's events this month against its quota; every account with its games. Anyone else is
+// told the page is the admin's.
 import { useMemo, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useSession } from '../../auth';
-import { Async, Card, Empty, ErrorMessage, Field, PageHeader } from '../../ui/components';
+import { Async, Badge, Card, Empty, ErrorMessage, Field, PageHeader } from '../../ui/components';
 import { formatNumber, formatTime } from '../../ui/format';
 import { useAction, useLoad, type Loaded } from '../../ui/useLoad';
 import { formatDate, tierLabel, TIERS } from '../settings/shared';
@@ -77,6 +79,8 @@ function AdminGames() {
           </>
         )}
       </Async>
+      <UsageCard />
+      <UsersCard />
       <Card title="Tiers">
         <div className="table-wrap">
           <table className="table compact tiers-table">
@@ -327,5 +331,164 @@ function GameRow({ game, onChange }: { game: Game; onChange(game: Game): void })
         {formatDate(game.created_at)}
       </td>
     </tr>
+  );
+}
+
+const PAGE = 20;
+
+/** Previous / next buttons of a paged admin list, and where in the list the page is. */
+function Pager({ offset, shown, total, onPage }: { offset: number; shown: number; total: number; onPage(offset: number): void }) {
+  if (total <= PAGE) return null;
+  return (
+    <div className="admin-pager">
+      <button type="button" className="small" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - PAGE))}>
+        Previous
+      </button>
+      <span className="hint">
+        {formatNumber(offset + 1)}–{formatNumber(offset + shown)} of {formatNumber(total)}
+      </span>
+      <button type="button" className="small" disabled={offset + shown >= total} onClick={() => onPage(offset + PAGE)}>
+        Next
+      </button>
+    </div>
+  );
+}
+
+/** Each game's events this UTC month against its quota, the busiest first. */
+function UsageCard() {
+  const [offset, setOffset] = useState(0);
+  const usage = useLoad(() => unwrap(api.GET('/v1/admin/usage', { params: { query: { limit: PAGE, offset } } })), [offset]);
+  return (
+    <Card title="Usage this month">
+      <Async state={usage}>
+        {(page) =>
+          page.games.length === 0 ? (
+            <Empty title="No games on this server yet" />
+          ) : (
+            <>
+              <p className="hint card-intro">
+                Events counted in {page.month} (UTC) by each game, development and production keys together, the busiest first. A
+                game over its quota gets 429 until the month ends or its quota is raised above.
+              </p>
+              <div className="table-wrap">
+                <table className="table admin-usage stack-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">Game</th>
+                      <th scope="col">Tier</th>
+                      <th scope="col" className="num">
+                        Events this month
+                      </th>
+                      <th scope="col" className="num">
+                        Quota
+                      </th>
+                      <th scope="col">Used</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {page.games.map((game) => {
+                      const unlimited = game.limit === UNLIMITED;
+                      const share = unlimited || game.limit === 0 ? 0 : Math.min(100, (game.used / game.limit) * 100);
+                      return (
+                        <tr key={game.game_id}>
+                          <th scope="row" className="lead">
+                            <Link to={`/games/${game.game_id}`}>{game.name}</Link>
+                          </th>
+                          <td data-label="Tier">{tierLabel(game.tier)}</td>
+                          <td className="num" data-label="Events this month">
+                            {formatNumber(game.used)}
+                          </td>
+                          <td className="num" data-label="Quota">
+                            {unlimited ? 'Unlimited' : formatNumber(game.limit)}
+                            {game.quota_set && <span className="hint"> (set)</span>}
+                          </td>
+                          <td data-label="Used">
+                            {unlimited ? (
+                              <span className="hint">no limit</span>
+                            ) : (
+                              <span className="usage-cell">
+                                <meter min={0} max={100} high={80} optimum={0} value={share} aria-label={`Quota used by ${game.name}`} />
+                                <span className={share >= 100 ? 'usage-over' : undefined}>{formatPercentShare(share)}</span>
+                              </span>
+                            )}
+                          </td>
+                        </tr>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </div>
+              <Pager offset={offset} shown={page.games.length} total={page.total} onPage={setOffset} />
+            </>
+          )
+        }
+      </Async>
+    </Card>
+  );
+}
+
+function formatPercentShare(share: number): string {
+  return share > 0 && share < 1 ? '<1%' : `${Math.floor(share)}%`;
+}
+
+/** Every account on the server, oldest first: the admin leads. */
+function UsersCard() {
+  const [offset, setOffset] = useState(0);
+  const users = useLoad(() => unwrap(api.GET('/v1/admin/users', { params: { query: { limit: PAGE, offset } } })), [offset]);
+  return (
+    <Card title="Accounts">
+      <Async state={users}>
+        {(page) => (
+          <>
+            <div className="table-wrap">
+              <table className="table admin-users stack-table">
+                <thead>
+                  <tr>
+                    <th scope="col">E-mail</th>
+                    <th scope="col">Status</th>
+                    <th scope="col" className="num">
+                      Games
+                    </th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.users.map((user) => (
+                    <tr key={user.user_id}>
+                      <th scope="row" className="lead">
+                        <span className="member-email">{user.email}</span>
+                        {user.is_admin && (
+                          <>
+                            {' '}
+                            <Badge>admin</Badge>
+                          </>
+                        )}
+                      </th>
+                      <td data-label="Status">
+                        {user.status === 'pending' ? (
+                          <span title="Invited; has not set a password yet">
+                            <Badge tone="warn">Invited</Badge>
+                          </span>
+                        ) : (
+                          <Badge tone="good">Active</Badge>
+                        )}
+                      </td>
+                      <td className="num" data-label="Games">
+                        {formatNumber(user.games)}
+                        {user.owned_games > 0 && <span className="hint"> ({formatNumber(user.owned_games)} owned)</span>}
+                      </td>
+                      <td className="nowrap" data-label="Created" title={formatTime(user.created_at)}>
+                        {formatDate(user.created_at)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager offset={offset} shown={page.users.length} total={page.total} onPage={setOffset} />
+          </>
+        )}
+      </Async>
+    </Card>
   );
 }

@@ -85,10 +85,10 @@ export function HistoryTab() {
                           <span className={`al-kind al-kind-${kind.id}`}>{ruleLabel(kind.id, item.metric)}</span>
                         </td>
                         <td data-label="Current" className="num">
-                          {valueText(item.type, item.current_value, item.metric)}
+                          {valueText(item.type, item.current_value, item.metric, game.currency)}
                         </td>
                         <td data-label="Baseline" className="num">
-                          {valueText(item.type, item.baseline_value, item.metric)}
+                          {valueText(item.type, item.baseline_value, item.metric, game.currency)}
                         </td>
                         <td data-label="Change" className="num">
                           <span className={`al-change ${item.change_percent === 0 ? '' : bad ? 'al-bad' : 'al-good'}`}>

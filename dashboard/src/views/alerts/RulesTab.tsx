@@ -299,6 +299,7 @@ function OutcomeView({
   historyPath: string;
   onDismiss(): void;
 }) {
+  const { game } = useGame();
   const dismiss = (
     <button type="button" className="link al-dismiss" onClick={onDismiss} aria-label={`Dismiss the result for ${rule.name}`}>
       Dismiss
@@ -336,11 +337,11 @@ function OutcomeView({
         <dl className="al-figures">
           <div>
             <dt>Current</dt>
-            <dd>{valueText(rule.type, result.current_value, rule.metric)}</dd>
+            <dd>{valueText(rule.type, result.current_value, rule.metric, game.currency)}</dd>
           </div>
           <div>
             <dt>Baseline</dt>
-            <dd>{valueText(rule.type, result.baseline_value, rule.metric)}</dd>
+            <dd>{valueText(rule.type, result.baseline_value, rule.metric, game.currency)}</dd>
           </div>
           <div>
             <dt>Change</dt>

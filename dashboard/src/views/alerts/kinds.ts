@@ -168,12 +168,13 @@ export function windowSentence(kindId: string, hours: number): string {
   return `Drop kinds use whole days: the baseline is the daily average over the ${days} ${days === 1 ? 'day' : 'days'} before.`;
 }
 
-/** A measured value with its unit for the kind (and, for a metric kind, its metric). */
-export function valueText(kindId: string, value: number, metric?: string | null): string {
+/** A measured value with its unit for the kind (for a metric kind, its metric's unit; money in
+ * the game's currency). */
+export function valueText(kindId: string, value: number, metric?: string | null, currency?: string): string {
   if (kindOf(kindId).takesMetric) {
     switch (metricOf(metric).unit) {
       case 'money':
-        return `${formatMoney(value)} /day`;
+        return `${formatMoney(value, currency)} /day`;
       case 'percent':
         return `${percentFormat.format(value)}%`;
       case 'seconds':
@@ -187,7 +188,7 @@ export function valueText(kindId: string, value: number, metric?: string | null)
     case 'log_error_spike':
       return `${formatNumber(value)} /h`;
     case 'revenue_drop':
-      return `${formatMoney(value)} /day`;
+      return `${formatMoney(value, currency)} /day`;
     case 'dau_drop':
       return `${formatNumber(value)} /day`;
     case 'retention_drop':

@@ -84,6 +84,8 @@ interface Kpi {
   hint: string;
   value: (period: Period) => number | null;
   format: (value: number | null) => string;
+  /** An amount of money, shown in the game's currency. */
+  money?: boolean;
 }
 
 /** What each tile shows for a period (see docs/dashboard.md, "KPI tiles"). */
@@ -95,8 +97,8 @@ const KPIS: Kpi[] = [
   { label: 'D30 retention', hint: "Share of the period's new users back on day 30 (complete cohorts)", value: (p) => retention(p.retention_d30), format: formatPercent },
   { label: 'Sessions', hint: 'Sessions that began in the period', value: (p) => total(p.sessions), format: formatNumber },
   { label: 'Avg session', hint: 'Average session length over all of its sessions', value: sessionLength, format: formatDuration },
-  { label: 'Revenue', hint: 'Sum of purchase amounts', value: (p) => total(p.revenue), format: formatMoney },
-  { label: 'ARPDAU', hint: 'Revenue per daily active user: revenue / the sum of daily active users', value: (p) => ratio(total(p.revenue), total(p.active_users)), format: formatMoney },
+  { label: 'Revenue', hint: 'Sum of purchase amounts', value: (p) => total(p.revenue), format: formatMoney, money: true },
+  { label: 'ARPDAU', hint: 'Revenue per daily active user: revenue / the sum of daily active users', value: (p) => ratio(total(p.revenue), total(p.active_users)), format: formatMoney, money: true },
   { label: 'Paying users', hint: 'Users with a purchase, per day, averaged over the days', value: (p) => perDay(p.paying_users), format: formatAverage },
   { label: 'Conversion', hint: 'Paying users as a share of active users, over the days', value: (p) => ratio(total(p.paying_users), total(p.active_users), 100), format: formatPercent },
 ];
@@ -134,7 +136,11 @@ function change(current: number | null, previous: number | null): number | null 
   return ((current - previous) / Math.abs(previous)) * 100;
 }
 
-export function KpiTiles({ kpis, days, to }: { kpis: Loaded<Period[]>; days: number; to: string }) {
+function show(kpi: Kpi, value: number | null, currency: string): string {
+  return kpi.money ? formatMoney(value, currency) : kpi.format(value);
+}
+
+export function KpiTiles({ kpis, days, to, currency }: { kpis: Loaded<Period[]>; days: number; to: string; currency: string }) {
   const before = kpiBounds(to, days).from;
   const beforeEnd = isoDay(new Date(Date.parse(`${to}T00:00:00Z`) - days * 86_400_000));
   const versus =
@@ -167,10 +173,10 @@ export function KpiTiles({ kpis, days, to }: { kpis: Loaded<Period[]>; days: num
                     <span className="spinner" aria-hidden="true" />
                   </span>
                 ) : (
-                  kpi.format(row.current)
+                  show(kpi, row.current, currency)
                 )}
               </div>
-              {row && <Change change={row.change} previous={kpi.format(row.previous)} />}
+              {row && <Change change={row.change} previous={show(kpi, row.previous, currency)} />}
             </div>
           );
         })}

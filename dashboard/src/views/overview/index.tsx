@@ -16,7 +16,7 @@ import { QuotaCard } from './QuotaCard';
 import './overview.css';
 
 type Bucket = 'hour' | 'day';
-type MetricName = 'events' | 'active_users' | 'revenue' | 'crashes' | 'log_errors' | 'retention_d7';
+type MetricName = 'events' | 'active_users' | 'revenue' | 'crashes' | 'log_errors' | 'retention_d7' | 'arpdau' | 'arppu';
 type Series_ = Schemas['MetricSeries'];
 
 /** Hourly buckets are offered for ranges of up to 31 days (the API's limit). */
@@ -85,9 +85,12 @@ export default function Overview() {
   const retention = useMetric(gameId, 'retention_d7', bounds, 'day', environment, round);
   const days = RANGES.find((r) => r.key === range)?.days ?? 7;
   const kpis = useKpis(gameId, to, days, environment, round);
+  const arpdau = useMetric(gameId, 'arpdau', bounds, 'day', environment, round);
+  const arppu = useMetric(gameId, 'arppu', bounds, 'day', environment, round);
+  const money = (value: number | null) => formatMoney(value, game.currency);
 
   const noEventsEver = anyEvent.data !== undefined && anyEvent.data.events.length === 0;
-  const refreshing = [usage, anyEvent, events, active, revenue, crashes, logErrors, retention, kpis].some((s) => s.loading);
+  const refreshing = [usage, anyEvent, events, active, revenue, crashes, logErrors, retention, kpis, arpdau, arppu].some((s) => s.loading);
 
   return (
     <>
@@ -122,7 +125,7 @@ export default function Overview() {
         <GettingStarted gameId={gameId} />
       ) : (
         <>
-          <KpiTiles kpis={kpis} days={days} to={to} />
+          <KpiTiles kpis={kpis} days={days} to={to} currency={game.currency} />
           <div className="stats overview-stats overview-totals" role="group" aria-label="Totals">
             <Stat label="Events" state={events}>
               {(s) => formatNumber(s.total ?? sum(s))}
@@ -146,9 +149,23 @@ export default function Overview() {
               title="Revenue"
               state={revenue}
               kind="bar"
-              format={formatMoney}
-              hint="Sum of the amount property of purchase events."
+              format={money}
+              hint={`Sum of the amount property of purchase events, in ${game.currency} (set under Settings).`}
               series={(s) => [{ label: 'Revenue', values: values(s) }]}
+            />
+            <MetricCard
+              title="ARPDAU"
+              state={arpdau}
+              format={money}
+              hint="Average revenue per daily active user: the day's revenue divided by its active users."
+              series={(s) => [{ label: 'ARPDAU', values: ratios(s) }]}
+            />
+            <MetricCard
+              title="ARPPU"
+              state={arppu}
+              format={money}
+              hint="Average revenue per paying user: the day's revenue divided by the users who bought something that day."
+              series={(s) => [{ label: 'ARPPU', values: ratios(s) }]}
             />
             <CrashesCard crashes={crashes} logErrors={logErrors} />
             <RetentionCard state={retention} />
@@ -161,6 +178,11 @@ export default function Overview() {
 
 function values(s: Series_): (number | null)[] {
   return s.points.map((p) => p.value ?? 0);
+}
+
+/** A ratio's points: a day without anyone to divide by stays a gap, not a false zero. */
+function ratios(s: Series_): (number | null)[] {
+  return s.points.map((p) => p.value ?? null);
 }
 
 function sum(s: Series_): number {

@@ -7,7 +7,7 @@ import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth';
 import { useGame } from '../../GameShell';
 import { Badge, Card, CopyButton, ErrorMessage, Field, SubmitButton } from '../../ui/components';
-import { formatNumber, formatTime } from '../../ui/format';
+import { formatMoney, formatNumber, formatTime } from '../../ui/format';
 import { useAction } from '../../ui/useLoad';
 import { PlayerIdentity } from './PlayerIdentity';
 import { Saved, useSaveGame, type Changes } from './saveGame';
@@ -29,6 +29,7 @@ export function General() {
         <ValidationCard />
         <OriginsCard />
         <RetentionCard />
+        <CurrencyCard />
       </div>
       <PlayerIdentity />
       {isOwner && <DangerZone />}
@@ -230,6 +231,69 @@ const MAX_RETENTION_DAYS = 3650;
 
 function retentionText(days: number | null | undefined): string {
   return days == null ? 'Events are kept for good.' : `Events older than ${formatNumber(days)} day${days === 1 ? '' : 's'} are deleted.`;
+}
+
+/** Currencies offered as suggestions; any ISO 4217 code is accepted. */
+const COMMON_CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CNY', 'KRW', 'CAD', 'AUD', 'BRL', 'INR', 'RUB', 'CHF', 'SEK', 'PLN', 'MXN'];
+
+function CurrencyCard() {
+  const { game, isOwner } = useGame();
+  const [currency, setCurrency] = useState(game.currency);
+  const save = useSaveGame();
+  const listId = useId();
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const code = currency.trim();
+    if (!/^[A-Z]{3}$/.test(code)) {
+      save.setError('Enter an ISO 4217 currency code: three capital letters, e.g. USD or EUR.');
+      return;
+    }
+    await save.save({ currency: code });
+  }
+
+  return (
+    <Card title="Currency">
+      <p className="hint card-intro">
+        The currency of the <code>amount</code> your <code>purchase</code> events send. Revenue, ARPDAU and ARPPU are shown in
+        it, e.g. {formatMoney(1234.5, game.currency)}. Amounts are never converted.
+      </p>
+      {isOwner ? (
+        <form onSubmit={submit} className="form" noValidate>
+          <Field label="Currency code (ISO 4217)">
+            <input
+              className="currency-code"
+              list={listId}
+              maxLength={3}
+              autoCapitalize="characters"
+              spellCheck={false}
+              value={currency}
+              onChange={(e) => {
+                setCurrency(e.target.value.toUpperCase());
+                save.clearSaved();
+                save.setError(null);
+              }}
+            />
+            <datalist id={listId}>
+              {COMMON_CURRENCIES.map((code) => (
+                <option key={code} value={code} />
+              ))}
+            </datalist>
+          </Field>
+          <ErrorMessage error={save.error} />
+          <Saved show={save.saved}>Saved: revenue is now shown in {game.currency}.</Saved>
+          <div>
+            <SubmitButton busy={save.busy}>Save currency</SubmitButton>
+          </div>
+        </form>
+      ) : (
+        <dl className="facts">
+          <dt>Currency</dt>
+          <dd>{game.currency}</dd>
+        </dl>
+      )}
+    </Card>
+  );
 }
 
 function RetentionCard() {

@@ -100,10 +100,12 @@ function InviteCard({ members }: { members: Loaded<MemberList> }) {
 
 /** What became of an invitation: the mail went out, or (no SMTP server on this node, or it
  * refused the mail) the link the owner passes on, shown this once. */
-function Added({ member, onDone }: { member: AddedMember; onDone(): void }) {
+function Added({ member, onDone, resent = false }: { member: AddedMember; onDone(): void; resent?: boolean }) {
   const { game } = useGame();
   const role = roleLabel(member.role).toLowerCase();
-  const joins = `They join as ${role} once they set a password.`;
+  const joins = resent
+    ? 'Their earlier invitation link no longer works.'
+    : `They join as ${role} once they set a password.`;
   if (member.invitation_link) {
     const why =
       member.invitation_mail === 'failed'
@@ -112,7 +114,7 @@ function Added({ member, onDone }: { member: AddedMember; onDone(): void }) {
     return (
       <div className="new-key" role="status">
         <p>
-          <strong>{member.email} is invited.</strong> {why} Send them this link yourself (valid 7 days; it will not be shown again).{' '}
+          <strong>{resent ? `A new invitation for ${member.email}.` : `${member.email} is invited.`}</strong> {why} Send them this link yourself (valid 7 days; it will not be shown again).{' '}
           {joins}
         </p>
         <div className="secret">
@@ -128,7 +130,7 @@ function Added({ member, onDone }: { member: AddedMember; onDone(): void }) {
   return (
     <p className="success" role="status">
       {member.invitation_mail === 'sent'
-        ? `Invitation e-mail sent to ${member.email}. ${joins}`
+        ? `${resent ? 'A new invitation e-mail' : 'Invitation e-mail'} sent to ${member.email}. ${joins}`
         : member.status === 'pending'
           ? `${member.email} is added as ${role}; they have not set a password yet (their earlier invitation still holds).`
           : `${member.email} is now ${/^[aeiou]/i.test(member.role) ? 'an' : 'a'} ${role} of ${game.name}.`}
@@ -170,15 +172,29 @@ function MemberRow({ member, members, lastOwner }: { member: Member; members: Lo
   const { me } = useSession();
   const navigate = useNavigate();
   const action = useAction();
+  const resend = useAction();
+  const [role, setRole] = useState<Schemas['Role']>(member.role);
+  const [roleSaved, setRoleSaved] = useState('');
+  const [resent, setResent] = useState<AddedMember | null>(null);
   const isMe = me?.id === member.user_id;
   const path = { game_id: game.game_id, user_id: member.user_id };
 
-  async function changeRole(role: Schemas['Role']) {
+  // Like every setting: choose, then Save, then a note of what was saved (or the error).
+  async function saveRole(e: FormEvent) {
+    e.preventDefault();
+    setRoleSaved('');
     const updated = await action.run(() => unwrap(api.PATCH('/v1/games/{game_id}/members/{user_id}', { params: { path }, body: { role } })));
     if (!updated || !members.data) return;
+    setRoleSaved(`Saved: ${roleLabel(updated.role).toLowerCase()}`);
     members.set({ members: members.data.members.map((m) => (m.user_id === updated.user_id ? updated : m)) });
     // Giving up one's own ownership changes what this page may show.
     if (isMe && !me?.is_admin) reloadGame();
+  }
+
+  async function resendInvitation() {
+    setResent(null);
+    const answer = await resend.run(() => unwrap(api.POST('/v1/games/{game_id}/members/{user_id}/invitation', { params: { path } })));
+    if (answer) setResent(answer);
   }
 
   async function remove() {
@@ -205,26 +221,43 @@ function MemberRow({ member, members, lastOwner }: { member: Member; members: Lo
             <Badge>you</Badge>
           </>
         )}
-        {action.error && <ErrorMessage error={action.error} />}
+        {resend.error && <ErrorMessage error={resend.error} />}
+        {resent && <Added member={resent} resent onDone={() => setResent(null)} />}
       </td>
       <td data-label="Role">
         {isOwner ? (
-          <select
-            aria-label={`Role of ${member.email}`}
-            value={member.role}
-            disabled={action.busy || lastOwner}
-            title={lastOwner ? 'A game must keep at least one owner' : undefined}
-            onChange={(e) => void changeRole(e.target.value as Schemas['Role'])}
-          >
-            {ROLES.map((r) => (
-              <option key={r.value} value={r.value}>
-                {r.label}
-              </option>
-            ))}
-          </select>
+          <form className="limit-form" onSubmit={saveRole}>
+            <select
+              aria-label={`Role of ${member.email}`}
+              value={role}
+              disabled={action.busy || lastOwner}
+              title={lastOwner ? 'A game must keep at least one owner' : undefined}
+              onChange={(e) => {
+                setRole(e.target.value as Schemas['Role']);
+                setRoleSaved('');
+                action.setError(null);
+              }}
+            >
+              {ROLES.map((r) => (
+                <option key={r.value} value={r.value}>
+                  {r.label}
+                </option>
+              ))}
+            </select>
+            {!lastOwner && (
+              <button type="submit" className="small" disabled={action.busy || role === member.role} aria-busy={action.busy}>
+                {action.busy ? 'Saving…' : 'Save'}
+                <span className="visually-hidden"> role of {member.email}</span>
+              </button>
+            )}
+            <span className="hint saved-note" role="status">
+              {roleSaved}
+            </span>
+          </form>
         ) : (
           roleLabel(member.role)
         )}
+        {action.error && <ErrorMessage error={action.error} />}
       </td>
       <td data-label="Status">
         {member.status === 'pending' ? (
@@ -240,6 +273,12 @@ function MemberRow({ member, members, lastOwner }: { member: Member; members: Lo
       </td>
       {isOwner && (
         <td className="row-actions">
+          {member.status === 'pending' && (
+            <button type="button" className="small" disabled={resend.busy} aria-busy={resend.busy} onClick={() => void resendInvitation()}>
+              {resend.busy ? 'Sending…' : 'Resend invitation'}
+              <span className="visually-hidden"> to {member.email}</span>
+            </button>
+          )}{' '}
           {lastOwner ? (
             <span className="hint">Last owner</span>
           ) : (
