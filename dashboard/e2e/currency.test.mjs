@@ -41,8 +41,8 @@ describe('currency', () => {
     await screenshot(page, 'settings-currency');
 
     await page.goto(`/games/${gameId}`);
-    const totals = page.getByRole('group', { name: 'Totals' });
-    await totals.getByText('€352.40').waitFor();
+    // The revenue tile of the key figures, in the game's currency.
+    await page.getByRole('group', { name: 'Key figures' }).getByText('€352.40').waitFor();
     // ARPDAU today: 352.40 over 3 active users; ARPPU: over 2 paying users.
     await page.getByRole('region', { name: 'ARPDAU' }).waitFor();
     await page.getByRole('region', { name: 'ARPPU' }).waitFor();

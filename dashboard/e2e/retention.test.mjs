@@ -91,9 +91,9 @@ describe('KPI tiles and the retention grid', () => {
       Sessions: ['8', '▲up 166.7% was 3'],
       // 240 s over 8 sessions; 120 s over 3.
       'Avg session': ['30s', '▼down 25% was 40s'],
-      Revenue: ['15.00', '▲up 200% was 5.00'],
+      Revenue: ['$15.00', '▲up 200% was $5.00'],
       // 15.00 / 8 user-days; 5.00 / 3.
-      ARPDAU: ['1.88', '▲up 12.5% was 1.67'],
+      ARPDAU: ['$1.88', '▲up 12.5% was $1.67'],
       // 2 paying user-days in 7 days; 1.
       'Paying users': ['0.3', '▲up 100% was 0.1'],
       // 2 of 8 user-days; 1 of 3.
