@@ -14,8 +14,43 @@ const MIGRATION_LOCK_ID: i64 = 0x706c_6179_7472;
 /// seconds is better shed than queued.
 pub const UNREACHABLE_AFTER: Duration = Duration::from_secs(2);
 
+/// How long a starting node keeps trying to get its first connections. A request waits at
+/// most `UNREACHABLE_AFTER` for one, but a node starting while PostgreSQL is still coming up
+/// (a compose file starting both) or busy (a loaded machine took over 2 s to hand out a new
+/// database's first connection) should wait rather than exit.
+pub const START_PATIENCE: Duration = Duration::from_secs(20);
+
 pub async fn connect(url: &str, max_connections: u32) -> Result<DatabaseConnection, DbErr> {
-    Database::connect(options(url, max_connections, false)).await
+    patiently(|| options(url, max_connections, false)).await
+}
+
+/// Connects, trying again for up to `START_PATIENCE` while the server cannot be reached or
+/// does not hand out a connection in time; any other error (a wrong password, an unknown
+/// database) at once.
+async fn patiently(options: impl Fn() -> ConnectOptions) -> Result<DatabaseConnection, DbErr> {
+    let deadline = std::time::Instant::now() + START_PATIENCE;
+    loop {
+        match Database::connect(options()).await {
+            Err(DbErr::Conn(error))
+                if std::time::Instant::now() < deadline && not_there_yet(&error) =>
+            {
+                tracing::warn!(error = %error, "the database did not answer at start; trying again");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            result => return result,
+        }
+    }
+}
+
+/// The server could not be reached, or gave no connection in time.
+fn not_there_yet(error: &sea_orm::RuntimeErr) -> bool {
+    use sea_orm::sqlx::Error;
+    match error {
+        sea_orm::RuntimeErr::SqlxError(error) => {
+            matches!(error.as_ref(), Error::PoolTimedOut | Error::Io(_))
+        }
+        _ => false,
+    }
 }
 
 /// Connections reserved for the group-commit writers (see `store::group_commit`): on
@@ -36,7 +71,7 @@ pub async fn connect_writers(
     if db.get_database_backend() != DbBackend::Postgres {
         return Ok(db.clone());
     }
-    Database::connect(options(url, connections, true)).await
+    patiently(|| options(url, connections, true)).await
 }
 
 fn options(url: &str, max_connections: u32, generic_plans: bool) -> ConnectOptions {
