@@ -105,13 +105,14 @@ async fn while_postgres_is_unreachable_tracks_answer_503_and_after_it_each_event
     );
     let ((ready, ready_took), (answers, tracks_took)) = (ready, answers);
     // A probe and a client learn within a few seconds that the database is gone (they waited
-    // ten before).
+    // ten before). A track may queue behind the load's batch, which waits its own 2 s for a
+    // connection first, so two waits can stack: 4.09 s on a busy CI machine.
     assert!(
         ready_took < Duration::from_millis(1_500),
         "/readyz took {ready_took:?}"
     );
     assert!(
-        tracks_took < Duration::from_secs(4),
+        tracks_took < Duration::from_secs(6),
         "the 503s took {tracks_took:?}"
     );
     for done in &answers {
