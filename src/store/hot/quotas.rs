@@ -10,7 +10,8 @@
 //! back) per counter, under a lease it renews with every reservation. A node killed between a
 //! reservation and its commit leaves its hold behind with a lapsed lease; `reclaim_abandoned`
 //! (the worker) then drops that counter at a moment no live node holds anything in it, so the
-//! next reservation rebuilds it from the cold store, which holds exactly what was stored.
+//! next reservation rebuilds it from the cold store, which holds exactly what was stored. It
+//! also forgets lapsed leases, so nodes that stopped leave nothing behind.
 use super::{redis::RedisHandle, HotError};
 use async_trait::async_trait;
 use fred::types::scripts::Script;
@@ -64,7 +65,7 @@ pub trait Quotas: Send + Sync {
 
     /// Drops every counter in which a node whose lease lapsed (killed mid-write) still holds
     /// reservations, once no live node holds any in it, so that it is rebuilt from the cold
-    /// store. Answers how many counters were dropped.
+    /// store, and forgets the lapsed leases. Answers how many counters were dropped.
     async fn reclaim_abandoned(&self) -> Result<u64, HotError>;
 
     /// `reserve_all` for one ask.
@@ -273,6 +274,24 @@ redis.call('SREM', KEYS[4], ARGV[1])
 return abandoned
 "#;
 
+/// Forgets the leases that lapsed: a lapsed lease and a missing one read the same (the reclaim
+/// takes a missing one as lapsed, and a node's next reservation sets its lease again), so each
+/// node that stopped leaves nothing behind in the leases hash. KEYS[1] the leases hash.
+/// Returns how many went.
+const PRUNE_LEASES_SCRIPT: &str = r#"
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local leases = redis.call('HGETALL', KEYS[1])
+local pruned = 0
+for i = 1, #leases, 2 do
+  if tonumber(leases[i + 1]) <= now_ms then
+    redis.call('HDEL', KEYS[1], leases[i])
+    pruned = pruned + 1
+  end
+end
+return pruned
+"#;
+
 /// How long a node's holds stay its own after its last reservation: longer than any write of
 /// a group takes, so only a node that stopped (or a write that hung for this long) loses them.
 pub const LEASE: std::time::Duration = std::time::Duration::from_secs(30);
@@ -287,6 +306,7 @@ pub struct RedisQuotas {
     release_script: Script,
     settle_script: Script,
     reclaim_script: Script,
+    prune_leases_script: Script,
 }
 
 impl RedisQuotas {
@@ -304,6 +324,7 @@ impl RedisQuotas {
             release_script: Script::from_lua(format!("{UNHOLD}{RELEASE_SCRIPT}")),
             settle_script: Script::from_lua(format!("{UNHOLD}{SETTLE_SCRIPT}")),
             reclaim_script: Script::from_lua(RECLAIM_SCRIPT),
+            prune_leases_script: Script::from_lua(PRUNE_LEASES_SCRIPT),
         }
     }
 
@@ -459,6 +480,14 @@ impl Quotas for RedisQuotas {
                 dropped += 1;
             }
         }
+        let _pruned: i64 = self
+            .prune_leases_script
+            .evalsha_with_reload(
+                self.handle.client()?,
+                vec![self.leases_key()],
+                Vec::<String>::new(),
+            )
+            .await?;
         Ok(dropped)
     }
 

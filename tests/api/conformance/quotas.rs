@@ -206,8 +206,9 @@ async fn a_group_reserves_each_ask_in_order_all_or_nothing() {
 /// in the counter, the reclaim drops the counter so it is rebuilt from the cold store.
 #[tokio::test]
 async fn a_stopped_nodes_reservations_are_reclaimed_once_its_lease_lapses() {
+    use fred::prelude::HashesInterface;
     use playtrace::store::hot::quotas::{Quotas, RedisQuotas};
-    use std::time::Duration;
+    use std::{collections::HashMap, time::Duration};
     for (name, store) in stores().await {
         let Some(handle) = store.redis.clone() else {
             assert_eq!(store.quotas.reclaim_abandoned().await.unwrap(), 0, "{name}");
@@ -240,6 +241,15 @@ async fn a_stopped_nodes_reservations_are_reclaimed_once_its_lease_lapses() {
         // Then the counter goes, to be rebuilt from the cold store (which holds 108).
         assert_eq!(live.reclaim_abandoned().await.unwrap(), 1);
         assert_eq!(live.current(counter).await.unwrap(), None);
+        // And the stopped node's lapsed lease with it: a node that restarts every day must not
+        // grow the leases hash for ever. The live node's lease stays.
+        let leases: HashMap<String, String> = handle
+            .client()
+            .unwrap()
+            .hgetall(handle.key("quota-leases"))
+            .await
+            .unwrap();
+        assert_eq!(leases.len(), 1, "{leases:?}");
         assert_eq!(
             live.reserve(counter, 1, 1000, Some(108)).await.unwrap(),
             Reservation::Reserved { used: 109 }
