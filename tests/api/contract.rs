@@ -1,9 +1,13 @@
 //! Holds the OpenAPI document to what the server does: every answer the suite reads through
 //! `Fetch::fetch` must carry a status the document lists for its operation, so a generated
 //! client never meets a status its types do not know.
+//!
+//! The other way round, each (operation, status) answered is written down once per test process
+//! under `target/tmp/contract-statuses/`; after a whole run, `scripts/contract-report` names the
+//! statuses the document lists that no test produced.
 use reqwest::Method;
 use serde_json::Value;
-use std::sync::LazyLock;
+use std::{collections::HashSet, io::Write, sync::LazyLock};
 
 /// (method, path template split into segments, the statuses listed) for every operation.
 type Operation = (Method, Vec<String>, Vec<u16>);
@@ -56,11 +60,34 @@ pub fn check(method: &Method, path: &str, status: u16, body: &Value) {
         .filter(|(m, template, _)| m == method && fits(template))
         .max_by_key(|(_, template, _)| template.iter().filter(|t| !t.starts_with('{')).count());
     if let Some((_, template, statuses)) = operation {
+        record(method, template, status);
         assert!(
             statuses.contains(&status),
             "{method} {path} answered {status}, which openapi/openapi.json does not list for \
              /{} (it lists {statuses:?}): {body}",
             template.join("/")
         );
+    }
+}
+
+/// The (operation, status) pairs this process has written down.
+static SEEN: LazyLock<parking_lot::Mutex<HashSet<String>>> = LazyLock::new(Default::default);
+
+/// Appends "METHOD /template status" to this process's file the first time it is answered.
+fn record(method: &Method, template: &[String], status: u16) {
+    let line = format!("{method} /{} {status}\n", template.join("/"));
+    if !SEEN.lock().insert(line.clone()) {
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("contract-statuses");
+    let written = std::fs::create_dir_all(&dir).and_then(|()| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join(format!("{}.txt", std::process::id())))?
+            .write_all(line.as_bytes())
+    });
+    if let Err(error) = written {
+        eprintln!("contract: could not write down {line}: {error}");
     }
 }
