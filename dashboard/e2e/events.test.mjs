@@ -221,6 +221,26 @@ describe('events', () => {
     await page.goto(`/games/${gameId}/events/schemas`);
     await page.getByText('No event schemas yet').waitFor();
     assert.match(await page.getByRole('note', { name: 'Event validation' }).innerText(), /Off/);
+    // The standard kinds' ready schemas are listed as in use; "Adapt" starts one of the game's
+    // own from a ready one.
+    const ready = await rows(page, 'Ready schemas');
+    assert.deepEqual(
+      ready.map((row) => [row[0], row[2]]),
+      [
+        ['progression', 'Yes'],
+        ['resource', 'Yes'],
+      ],
+    );
+    assert.match(ready[1][1], /^amount, currency, flow, item_id, \+1 \(3 required\)/);
+    await page.getByRole('row', { name: /resource/ }).getByText('Show the schema').click();
+    await page.getByText('"source",').waitFor();
+    await screenshot(page, 'events-schemas-ready');
+    await page.getByRole('link', { name: 'Adapt the ready schema of resource' }).click();
+    assert.equal(await page.getByLabel('Event name').inputValue(), 'resource');
+    const adapted = JSON.parse(await page.getByLabel("JSON Schema of the event's properties").inputValue());
+    assert.deepEqual(adapted.required, ['flow', 'currency', 'amount']);
+    await page.goto(`/games/${gameId}/events/schemas`);
+    await page.getByText('No event schemas yet').waitFor();
     await page.getByRole('link', { name: 'New schema' }).click();
     await page.getByLabel('Event name').fill('purchase');
     const editor = page.getByLabel("JSON Schema of the event's properties");

@@ -31,6 +31,18 @@ pub struct EventSchema {
 #[derive(Object)]
 pub struct EventSchemaList {
     pub event_schemas: Vec<EventSchema>,
+    /// The ready schemas of the standard event kinds (`progression`, `resource`): they check
+    /// the game's events of those names unless the game stored a schema of its own for one.
+    pub ready_schemas: Vec<ReadySchema>,
+}
+
+/// A standard event kind's ready schema (docs/events.md).
+#[derive(Object)]
+pub struct ReadySchema {
+    pub event_name: String,
+    pub schema: Any<Value>,
+    /// False when the game stored a schema of its own for the name, which applies instead.
+    pub in_use: bool,
 }
 
 /// A schema to try on the stored events of its event name.
@@ -183,8 +195,17 @@ impl EventSchemasApi {
     ) -> poem::Result<Json<EventSchemaList>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
         let rows = schemas::list(&self.state, game_id.0).await?;
+        let ready_schemas = [super::standard::PROGRESSION, super::standard::RESOURCE]
+            .into_iter()
+            .map(|name| ReadySchema {
+                event_name: name.to_string(),
+                schema: Any(super::standard::schema_of(name).expect("a standard event name")),
+                in_use: !rows.iter().any(|row| row.event_name == name),
+            })
+            .collect();
         Ok(Json(EventSchemaList {
             event_schemas: rows.into_iter().map(view).collect(),
+            ready_schemas,
         }))
     }
 

@@ -2114,6 +2114,11 @@ export interface components {
         /** EventSchemaList */
         EventSchemaList: {
             event_schemas: components["schemas"]["EventSchema"][];
+            /**
+             * @description The ready schemas of the standard event kinds (`progression`, `resource`): they check
+             *     the game's events of those names unless the game stored a schema of its own for one.
+             */
+            ready_schemas: components["schemas"]["ReadySchema"][];
         };
         /** @enum {string} */
         EventValidation: "off" | "warn" | "enforce";
@@ -2765,6 +2770,16 @@ export interface components {
             cold_store: boolean;
             hot_store: boolean;
             status: string;
+        };
+        /**
+         * ReadySchema
+         * @description A standard event kind's ready schema (docs/events.md).
+         */
+        ReadySchema: {
+            event_name: string;
+            /** @description False when the game stored a schema of its own for the name, which applies instead. */
+            in_use: boolean;
+            schema: unknown;
         };
         /** RecentEvents */
         RecentEvents: {

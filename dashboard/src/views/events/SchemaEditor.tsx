@@ -82,11 +82,13 @@ function EditorForm({ gameId, saved }: { gameId: string; saved: Schemas['EventSc
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const isNew = saved === null;
+  const location = useLocation();
+  // "Adapt" on a ready schema (the list) starts from it.
+  const start = (location.state as { start?: unknown } | null)?.start;
   const [name, setName] = useState(saved?.event_name ?? params.get('event_name') ?? '');
-  const [text, setText] = useState(saved ? pretty(saved.schema) : STARTER);
+  const [text, setText] = useState(saved ? pretty(saved.schema) : start !== undefined ? pretty(start) : STARTER);
   const [savedText, setSavedText] = useState(saved ? pretty(saved.schema) : null);
   const [savedAt, setSavedAt] = useState<string | null>(null);
-  const location = useLocation();
   const [message, setMessage] = useState<string | null>((location.state as { created?: boolean } | null)?.created ? 'Schema created.' : null);
   const [checkSize, setCheckSize] = useState(100);
   const [check, setCheck] = useState<{ result: Schemas['SchemaCheck']; text: string } | null>(null);

@@ -27,7 +27,7 @@ export function SchemaList() {
       >
         <p className="hint card-hint">
           A schema is a JSON Schema (draft 2020-12) for the <code>properties</code> of one event name. Events whose name has no schema
-          are never checked.
+          are never checked, except the standard kinds below, which have a ready one.
         </p>
         <Async state={schemas}>
           {({ event_schemas: list }) =>
@@ -70,6 +70,58 @@ export function SchemaList() {
               </div>
             )
           }
+        </Async>
+      </Card>
+      <Card title="Ready schemas">
+        <p className="hint card-hint">
+          The standard event kinds (<code>progression</code> and <code>resource</code>, see the Progression and Economy views) are checked
+          against these under the validation mode above, until the game saves a schema of its own for the name.
+        </p>
+        <Async state={schemas}>
+          {({ ready_schemas: ready }) => (
+            <div className="table-wrap">
+              <table className="table" aria-label="Ready schemas">
+                <thead>
+                  <tr>
+                    <th scope="col">Event name</th>
+                    <th scope="col">Checks</th>
+                    <th scope="col">In use</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {ready.map((s) => (
+                    <tr key={s.event_name} data-ready={s.event_name}>
+                      <th scope="row" className="event-name-cell">
+                        {s.event_name}
+                      </th>
+                      <td className="hint">
+                        {summarise(s.schema)}
+                        <details className="ready-schema">
+                          <summary>Show the schema</summary>
+                          <pre>{JSON.stringify(s.schema, null, 2)}</pre>
+                        </details>
+                      </td>
+                      <td>{s.in_use ? 'Yes' : "No: the game's own schema applies"}</td>
+                      <td className="num">
+                        {canEdit && s.in_use && (
+                          <Link
+                            to={`${base}/new?event_name=${encodeURIComponent(s.event_name)}`}
+                            state={{ start: s.schema }}
+                            aria-label={`Adapt the ready schema of ${s.event_name}`}
+                          >
+                            Adapt
+                          </Link>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
         </Async>
       </Card>
     </>

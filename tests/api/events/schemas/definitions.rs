@@ -53,6 +53,76 @@ async fn schemas_are_created_replaced_listed_read_and_deleted() {
     }
 }
 
+/// The list names the standard kinds' ready schemas (docs/events.md), which check events of
+/// those names until the game stores its own, so a studio sees that they are checked.
+#[tokio::test]
+async fn the_list_shows_the_ready_schemas_and_which_the_game_replaced() {
+    let app = spawn_app().await;
+    let (token, game_id, _key) = app.game_with_key().await;
+    let base = format!("/v1/games/{game_id}/event-schemas");
+    let ready = |list: &Value| -> Vec<(String, bool)> {
+        list["ready_schemas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["event_name"].as_str().unwrap().to_string(),
+                    s["in_use"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let list = app
+        .dashboard(Method::GET, &base, &token)
+        .expect_status(200)
+        .await;
+    assert_eq!(list["event_schemas"], json!([]));
+    assert_eq!(
+        ready(&list),
+        vec![("progression".into(), true), ("resource".into(), true)]
+    );
+    assert_eq!(
+        list["ready_schemas"][0]["schema"]["required"],
+        json!(["status", "level1"])
+    );
+    assert_eq!(
+        list["ready_schemas"][1]["schema"]["properties"]["flow"]["enum"],
+        json!(["source", "sink"])
+    );
+
+    // The game's own schema for `progression` applies instead of the ready one.
+    let (status, _) = put_schema(
+        &app,
+        &token,
+        &game_id,
+        "progression",
+        json!({ "type": "object" }),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let list = app
+        .dashboard(Method::GET, &base, &token)
+        .expect_status(200)
+        .await;
+    assert_eq!(
+        ready(&list),
+        vec![("progression".into(), false), ("resource".into(), true)]
+    );
+    let (status, _) = app
+        .dashboard_call(Method::DELETE, &format!("{base}/progression"), &token)
+        .await;
+    assert_eq!(status, 204);
+    let list = app
+        .dashboard(Method::GET, &base, &token)
+        .expect_status(200)
+        .await;
+    assert_eq!(
+        ready(&list),
+        vec![("progression".into(), true), ("resource".into(), true)]
+    );
+}
+
 #[tokio::test]
 async fn invalid_schemas_are_refused_with_400() {
     let app = spawn_app().await;
