@@ -35,7 +35,7 @@ export function BoardList() {
   const navigate = useNavigate();
 
   async function save(values: DefinitionValues) {
-    const body: Schemas['CreateLeaderboard'] = { board_name: values.board_name, order: values.order, period: values.period };
+    const body: Schemas['CreateLeaderboard'] = { board_name: values.board_name, order: values.order, operator: values.operator, period: values.period };
     if (values.auto_reset_at) body.auto_reset_at = values.auto_reset_at;
     if (values.min_score !== null) body.min_score = values.min_score;
     if (values.max_score !== null) body.max_score = values.max_score;

@@ -1,4 +1,4 @@
-// One leaderboard: its definition (edit, delete) and three tabs: the standings, the scores held
+// One leaderboard: its definition (edit, reset now, delete) and three tabs: the standings, the scores held
 // for review, and the banned players.
 import { useEffect, useState } from 'react';
 import { Link, NavLink, Route, Routes, useLocation, useNavigate, useParams } from 'react-router';
@@ -13,7 +13,7 @@ import { loadBans, loadEntries } from './boardApi';
 import { DefinitionForm, type DefinitionValues } from './DefinitionForm';
 import { Moderation } from './Moderation';
 import { Standings } from './Standings';
-import { boardPath, boundsText, orderLabel, PERIODS, periodKeyLabel, periodLabel, type Board } from './shared';
+import { boardPath, boundsText, operatorLabel, OPERATORS, orderLabel, PERIODS, periodKeyLabel, periodLabel, type Board } from './shared';
 
 export function BoardPage() {
   const { board: name = '' } = useParams();
@@ -83,6 +83,7 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
   }, [location, navigate]);
   const save = useAction();
   const remove = useAction();
+  const resetting = useAction();
   const ref = { gameId, board: board.board_name };
   const held = useLoad(() => loadEntries(ref, { status: 'suspicious', limit: 1, offset: 0 }), [gameId, board.board_name, version]);
   const bans = useLoad(() => loadBans(ref), [gameId, board.board_name, version]);
@@ -95,6 +96,7 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
     // although the generated type does not say so).
     const body: Record<string, string | number | null> = {};
     if (values.order !== board.order) body.order = values.order;
+    if (values.operator !== board.operator) body.operator = values.operator;
     if (values.period !== board.period) body.period = values.period;
     const resetBefore = board.period === 'all_time' ? (board.auto_reset_at ?? null) : null;
     if (values.auto_reset_at !== resetBefore && !(values.auto_reset_at && resetBefore && Date.parse(values.auto_reset_at) === Date.parse(resetBefore))) {
@@ -129,6 +131,18 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
     if (done) navigate(`/games/${gameId}/leaderboards`, { replace: true });
   }
 
+  async function resetNow() {
+    const next = await resetting.run(() =>
+      unwrap(
+        api.POST('/v1/games/{game_id}/leaderboards/{board_name}/reset', { params: { path: { game_id: gameId, board_name: board.board_name } } }),
+      ),
+    );
+    if (!next) return;
+    onSaved(next);
+    setSaved('reset');
+    changed();
+  }
+
   const heldCount = held.data?.total;
   const banCount = bans.data?.bans.length;
   const periodHint = PERIODS.find((p) => p.value === board.period)?.hint;
@@ -140,6 +154,20 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
           <button type="button" onClick={() => (setEditing(true), setSaved(null))}>
             Edit
           </button>
+        )}
+        {canEdit && (
+          <ConfirmButton
+            label="Reset now"
+            title={`Reset the leaderboard ${board.board_name} now?`}
+            message={
+              <p>
+                The current standings ({periodKeyLabel(board.current_period)}) end now and stay readable as an archived period, as at a
+                scheduled reset. A new, empty period runs until {board.resets_at ? formatTime(board.resets_at) : 'the next reset (none is scheduled)'}.
+              </p>
+            }
+            confirmLabel="Reset leaderboard"
+            onConfirm={resetNow}
+          />
         )}
         {canEdit && (
           <ConfirmButton
@@ -156,10 +184,15 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
           />
         )}
       </PageHeader>
-      <ErrorMessage error={remove.error} />
+      <ErrorMessage error={remove.error ?? resetting.error} />
       {saved === 'created' && (
         <p className="success" role="status">
           Leaderboard created. The game can now submit scores to <code>POST /v1/leaderboards/{board.board_name}/entries</code>.
+        </p>
+      )}
+      {saved === 'reset' && (
+        <p className="success" role="status">
+          Leaderboard reset: the previous standings are archived, and a new period began {board.period_start ? formatTime(board.period_start) : 'now'}.
         </p>
       )}
       {saved === 'saved' && (
@@ -188,12 +221,26 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
             <dd>{orderLabel(board.order)}</dd>
           </div>
           <div>
+            <dt>Each score</dt>
+            <dd title={OPERATORS.find((o) => o.value === board.operator)?.hint}>{operatorLabel(board.operator)}</dd>
+          </div>
+          <div>
             <dt>Period</dt>
             <dd title={periodHint}>{periodLabel(board.period)}</dd>
           </div>
           <div>
             <dt>Current period</dt>
             <dd>{periodKeyLabel(board.current_period)}</dd>
+          </div>
+          {board.period_start && (
+            <div>
+              <dt>Period began</dt>
+              <dd>{formatTime(board.period_start)}</dd>
+            </div>
+          )}
+          <div>
+            <dt>Next reset</dt>
+            <dd>{board.resets_at ? formatTime(board.resets_at) : 'None scheduled'}</dd>
           </div>
           <div>
             <dt>Score bounds</dt>

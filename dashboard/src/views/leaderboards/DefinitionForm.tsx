@@ -1,13 +1,15 @@
 // The form that defines a leaderboard (create) or changes one (edit): which score is better,
-// the period, a one-time reset for all-time boards and the score bounds.
+// what a score does to the player's entry (the operator), the period, a one-time reset for
+// all-time boards and the score bounds.
 import { useState, type FormEvent } from 'react';
 import type { Schemas } from '../../api/client';
 import { ErrorMessage, Field, SubmitButton } from '../../ui/components';
-import { ORDERS, PERIODS, fromUtcInput, periodKeyLabel, toUtcInput, type Board } from './shared';
+import { OPERATORS, ORDERS, PERIODS, fromUtcInput, periodKeyLabel, toUtcInput, type Board } from './shared';
 
 export interface DefinitionValues {
   board_name: string;
   order: Schemas['ScoreOrder'];
+  operator: Schemas['ScoreOperator'];
   period: Schemas['ResetPeriod'];
   /** RFC 3339 or null (none). */
   auto_reset_at: string | null;
@@ -37,6 +39,7 @@ export function DefinitionForm({
 }) {
   const [name, setName] = useState(board?.board_name ?? '');
   const [order, setOrder] = useState(board?.order ?? 'higher');
+  const [operator, setOperator] = useState(board?.operator ?? 'best');
   const [period, setPeriod] = useState(board?.period ?? 'all_time');
   const [resetAt, setResetAt] = useState(toUtcInput(board?.auto_reset_at));
   const [min, setMin] = useState(scoreText(board?.min_score));
@@ -59,6 +62,7 @@ export function DefinitionForm({
     await onSave({
       board_name: name.trim(),
       order,
+      operator,
       period,
       auto_reset_at: period === 'all_time' && resetAt ? fromUtcInput(resetAt) : null,
       min_score: minScore,
@@ -77,7 +81,7 @@ export function DefinitionForm({
         </Field>
       )}
       <div className="lb-form-row">
-        <Field label="Better score" hint={board ? 'Can change only while the board has no entries.' : undefined}>
+        <Field label="Better score">
           <select value={order} onChange={(e) => setOrder(e.target.value as Schemas['ScoreOrder'])}>
             {ORDERS.map((o) => (
               <option key={o.value} value={o.value}>
@@ -86,6 +90,18 @@ export function DefinitionForm({
             ))}
           </select>
         </Field>
+        <Field label="Each score" hint={OPERATORS.find((o) => o.value === operator)?.hint}>
+          <select value={operator} onChange={(e) => setOperator(e.target.value as Schemas['ScoreOperator'])}>
+            {OPERATORS.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      {board && <p className="hint lb-bounds-hint">Which score is better and what each score does can change only while the board has no entries.</p>}
+      <div className="lb-form-row">
         <Field label="Period" hint={periodHint}>
           <select value={period} onChange={(e) => setPeriod(e.target.value as Schemas['ResetPeriod'])}>
             {PERIODS.map((p) => (

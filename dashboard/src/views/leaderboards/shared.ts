@@ -10,6 +10,17 @@ export const ORDERS: { value: string; label: string }[] = [
   { value: 'lower', label: 'Lower is better' },
 ];
 
+export const OPERATORS: { value: string; label: string; hint: string }[] = [
+  { value: 'best', label: 'Keep the best', hint: "A score replaces the player's entry only when it is better." },
+  { value: 'latest', label: 'Keep the latest', hint: "Every score replaces the player's entry." },
+  { value: 'increment', label: 'Add up', hint: "Every score is added to the player's entry (points, kills)." },
+  { value: 'decrement', label: 'Subtract', hint: "Every score is subtracted from the player's entry." },
+];
+
+export function operatorLabel(operator: string): string {
+  return OPERATORS.find((o) => o.value === operator)?.label ?? operator;
+}
+
 export const PERIODS: { value: string; label: string; hint: string }[] = [
   { value: 'all_time', label: 'All time', hint: 'Never resets (unless a one-time reset is set).' },
   { value: 'daily', label: 'Daily', hint: 'A new board every day at 00:00 UTC.' },
@@ -56,7 +67,9 @@ export function suspicionReason(board: Pick<Board, 'min_score' | 'max_score'>, s
 /** A period key as people read it: `all_time` as "All time", `since-2026-12-01` as "Since 2026-12-01". */
 export function periodKeyLabel(key: string): string {
   if (key === 'all_time') return 'All time';
-  if (key.startsWith('since-')) return `Since ${key.slice(6).replace('T', ' ').replace('Z', ' UTC')}`;
+  // A manual reset's key carries the instant to the microsecond (two resets never share one);
+  // people read it to the second.
+  if (key.startsWith('since-')) return `Since ${key.slice(6).replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC')}`;
   return key;
 }
 
