@@ -223,19 +223,19 @@ async fn enter(
     joining: bool,
 ) -> Result<(), LeaderboardError> {
     let txn = state.db.begin().await?;
-    let locked = leaderboards::Entity::update_many()
+    // The row lock is held until commit: a concurrent newcomer waits here, then counts this
+    // one's row. (On SQLite the write takes the database's write lock, to the same effect.)
+    leaderboards::Entity::update_many()
         .col_expr(
             leaderboards::Column::Id,
             Expr::col(leaderboards::Column::Id),
         )
         .filter(leaderboards::Column::Id.eq(board.id()))
         .exec(&txn)
-        .await?
-        .rows_affected;
+        .await?;
     let Some(model) = leaderboards::Entity::find_by_id(board.id())
         .one(&txn)
         .await?
-        .filter(|_| locked > 0)
     else {
         return Err(LeaderboardError::NoSuchBoard);
     };

@@ -423,3 +423,28 @@ async fn another_game_cannot_reach_or_change_a_tournament() {
     let (_, page) = board_page(&app, &key, "cup").await;
     assert_eq!(page["tournament"]["players"], 0, "{page}");
 }
+
+#[tokio::test]
+async fn a_banned_newcomer_takes_no_place() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    define(
+        &app,
+        &token,
+        &game_id,
+        json!({ "board_name": "duel", "max_players": 1 }),
+    )
+    .await;
+    let (status, banned) = app
+        .dashboard_call(
+            Method::POST,
+            &format!("/v1/games/{game_id}/leaderboards/duel/entries/eve/ban"),
+            &token,
+        )
+        .await;
+    assert_eq!(status, 200, "{banned}");
+    assert_eq!(try_score(&app, &key, "duel", "eve").await.0, 403);
+    assert_eq!(join(&app, &key, "duel", "eve").await.0, 403);
+    let answer = score(&app, &key, "duel", "ann", 1.0).await;
+    assert_eq!(answer["tournament"]["players"], 1, "{answer}");
+}
