@@ -322,6 +322,12 @@ word_set!(
     refused: "status must be ok or suspicious"
 );
 word_set!(
+    /// Where a tournament board stands in its time: before `starts_at`, between, or from
+    /// `ends_at` on.
+    TournamentState { Upcoming = "upcoming", Live = "live", Ended = "ended" }
+    refused: "state must be upcoming, live or ended"
+);
+word_set!(
     /// Which entries a moderation listing shows: one `EntryStatus`, or `all`.
     EntryFilter { Ok = "ok", Suspicious = "suspicious", All = "all" }
     refused: "status must be ok, suspicious or all"

@@ -27,6 +27,14 @@ pub struct Model {
     pub score_operator: String,
     /// When an editor last reset the board by hand: the period it cut short ended then.
     pub reset_at: Option<DateTimeUtc>,
+    /// Tournament: scores are taken from this instant on.
+    pub starts_at: Option<DateTimeUtc>,
+    /// Tournament: scores are refused from this instant on.
+    pub ends_at: Option<DateTimeUtc>,
+    /// Tournament: how many players may take part.
+    pub max_players: Option<i32>,
+    /// Tournament: only players who joined may submit scores.
+    pub join_required: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

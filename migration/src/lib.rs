@@ -27,6 +27,7 @@ mod m20261127_000031_add_score_operators;
 mod m20261127_000032_add_leaderboard_reset_at;
 mod m20261127_000040_create_analytics_progression_economy;
 mod m20261127_000055_add_game_currency;
+mod m20261127_000060_add_leaderboard_tournaments;
 
 pub struct Migrator;
 
@@ -60,6 +61,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000032_add_leaderboard_reset_at::Migration),
             Box::new(m20261127_000040_create_analytics_progression_economy::Migration),
             Box::new(m20261127_000055_add_game_currency::Migration),
+            Box::new(m20261127_000060_add_leaderboard_tournaments::Migration),
         ]
     }
 }

@@ -38,6 +38,7 @@ const EXTRA: &[(&str, &[u16])] = &[
     ("unlockAchievement", &[404]),
     ("submitScore", &[403, 404, 409]),
     ("submitScoreToBoard", &[409]),
+    ("joinTournament", &[409]),
 ];
 
 /// Routes outside the rate limiter and the stores.

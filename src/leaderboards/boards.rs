@@ -3,6 +3,7 @@
 use super::{
     error::LeaderboardError,
     period::{PeriodKind, PeriodRule},
+    tournament::TournamentSettings,
 };
 use crate::store::node_cache::{NodeCache, Policy};
 use crate::{state::AppState, store::hot::leaderboards::HotBoard, words::CorruptWord};
@@ -295,6 +296,7 @@ pub struct Settings {
     pub auto_reset_at: Option<DateTime<Utc>>,
     pub min_score: Option<f64>,
     pub max_score: Option<f64>,
+    pub tournament: TournamentSettings,
 }
 
 impl Default for Settings {
@@ -306,6 +308,7 @@ impl Default for Settings {
             auto_reset_at: None,
             min_score: None,
             max_score: None,
+            tournament: TournamentSettings::default(),
         }
     }
 }
@@ -331,7 +334,7 @@ impl Settings {
                 ));
             }
         }
-        Ok(())
+        self.tournament.validate()
     }
 
     fn of(board: &Board) -> Self {
@@ -346,6 +349,7 @@ impl Settings {
             auto_reset_at: board.model.auto_reset_at,
             min_score: board.model.min_score,
             max_score: board.model.max_score,
+            tournament: TournamentSettings::of(&board.model),
         }
     }
 }
@@ -372,6 +376,10 @@ fn new_model(
         created_at: now,
         updated_at: now,
         created_by_score,
+        starts_at: settings.tournament.starts_at,
+        ends_at: settings.tournament.ends_at,
+        max_players: settings.tournament.max_players.map(|limit| limit as i32),
+        join_required: settings.tournament.join_required,
     }
 }
 
@@ -525,6 +533,10 @@ pub struct Change {
     pub auto_reset_at: Option<Option<DateTime<Utc>>>,
     pub min_score: Option<Option<f64>>,
     pub max_score: Option<Option<f64>>,
+    pub starts_at: Option<Option<DateTime<Utc>>>,
+    pub ends_at: Option<Option<DateTime<Utc>>>,
+    pub max_players: Option<Option<u32>>,
+    pub join_required: Option<bool>,
 }
 
 /// Changes a board. The order may change only while the board has no entries at all: stored
@@ -571,6 +583,18 @@ pub async fn update(
     if let Some(max) = change.max_score {
         settings.max_score = max;
     }
+    if let Some(at) = change.starts_at {
+        settings.tournament.starts_at = at;
+    }
+    if let Some(at) = change.ends_at {
+        settings.tournament.ends_at = at;
+    }
+    if let Some(limit) = change.max_players {
+        settings.tournament.max_players = limit;
+    }
+    if let Some(required) = change.join_required {
+        settings.tournament.join_required = required;
+    }
     settings.validate()?;
     let now = state.now();
     let updated = leaderboards::ActiveModel {
@@ -581,6 +605,10 @@ pub async fn update(
         auto_reset_at: Set(settings.auto_reset_at),
         min_score: Set(settings.min_score),
         max_score: Set(settings.max_score),
+        starts_at: Set(settings.tournament.starts_at),
+        ends_at: Set(settings.tournament.ends_at),
+        max_players: Set(settings.tournament.max_players.map(|limit| limit as i32)),
+        join_required: Set(settings.tournament.join_required),
         updated_at: Set(now),
         // Changed in the dashboard, the board is defined there: no longer one of the boards
         // scores made (so it leaves the game's count of those).
@@ -613,6 +641,10 @@ pub async fn delete(
         .await?;
     entity::leaderboard_periods::Entity::delete_many()
         .filter(entity::leaderboard_periods::Column::BoardId.eq(board.id()))
+        .exec(&state.db)
+        .await?;
+    entity::leaderboard_tournament_players::Entity::delete_many()
+        .filter(entity::leaderboard_tournament_players::Column::BoardId.eq(board.id()))
         .exec(&state.db)
         .await?;
     leaderboards::Entity::delete_by_id(board.id())

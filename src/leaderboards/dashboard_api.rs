@@ -3,9 +3,10 @@
 use super::{
     boards::{self, Board, BoardName, Change, PlayerId, ScoreOrder, Settings},
     error::LeaderboardError,
-    game_api::{paging, submitted_view, SubmittedEntry},
+    game_api::{paging, submitted_view, SubmittedEntry, TournamentView},
     moderation::{self, ListingQuery, StatusFilter},
     score::Score,
+    tournament::{self, parse_max_players, TournamentSettings},
 };
 use crate::http::schema::Timestamp;
 use crate::words::{self, EntryStatus, ResetPeriod, Word};
@@ -54,6 +55,18 @@ pub struct CreateLeaderboard {
     /// Scores above this are stored as suspicious and kept off the board until approved.
     #[oai(nullable)]
     pub max_score: Option<Score>,
+    /// Tournament: scores are refused before this RFC 3339 instant.
+    #[oai(nullable)]
+    pub starts_at: Option<String>,
+    /// Tournament: scores are refused from this RFC 3339 instant on; after `starts_at`.
+    #[oai(nullable)]
+    pub ends_at: Option<String>,
+    /// Tournament: at most this many players (1 to 1,000,000) take part.
+    #[oai(nullable)]
+    pub max_players: Option<i64>,
+    /// Tournament: only players who joined may submit scores (default false).
+    #[oai(nullable)]
+    pub join_required: Option<bool>,
 }
 
 #[derive(Object)]
@@ -77,6 +90,19 @@ pub struct UpdateLeaderboard {
     /// null clears it.
     #[oai(nullable)]
     pub max_score: MaybeUndefined<Score>,
+    /// Tournament start (RFC 3339); null clears it.
+    #[oai(nullable)]
+    pub starts_at: MaybeUndefined<String>,
+    /// Tournament end (RFC 3339, after `starts_at`); null clears it.
+    #[oai(nullable)]
+    pub ends_at: MaybeUndefined<String>,
+    /// Tournament player limit, 1 to 1,000,000; null clears it. Lowering it below the players
+    /// already in keeps them in and lets nobody new in.
+    #[oai(nullable)]
+    pub max_players: MaybeUndefined<i64>,
+    /// Tournament: only players who joined may submit scores.
+    #[oai(nullable)]
+    pub join_required: Option<bool>,
 }
 
 #[derive(Object)]
@@ -100,6 +126,10 @@ pub struct LeaderboardDefinition {
     /// When the current period ends; null when it never does.
     #[oai(nullable)]
     pub resets_at: Option<Timestamp>,
+    /// The board's tournament (time window, player limit, joining); null for an ordinary
+    /// board.
+    #[oai(nullable)]
+    pub tournament: Option<TournamentView>,
     /// True for a board a first score created and the dashboard has not changed since: those
     /// count against the game's `score_board_limit`.
     pub created_by_score: bool,
@@ -194,7 +224,25 @@ pub enum DefinitionCreated {
     Created(Json<LeaderboardDefinition>),
 }
 
-fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
+/// A board's definition as the dashboard shows it (its tournament's players counted).
+async fn definition_of(
+    state: &AppState,
+    board: &Board,
+) -> Result<LeaderboardDefinition, LeaderboardError> {
+    let now = state.now();
+    let tournament = tournament::status(state, board, now).await?;
+    Ok(definition_view(
+        board,
+        now,
+        tournament.map(TournamentView::from),
+    ))
+}
+
+fn definition_view(
+    board: &Board,
+    now: DateTime<Utc>,
+    tournament: Option<TournamentView>,
+) -> LeaderboardDefinition {
     LeaderboardDefinition {
         board_name: board.model.board_name.clone(),
         order: board.order(),
@@ -206,6 +254,7 @@ fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
         current_period: board.current_period(now),
         period_start: board.schedule(now).period_start.map(Timestamp::from),
         resets_at: board.schedule(now).resets_at.map(Timestamp::from),
+        tournament,
         created_by_score: board.model.created_by_score,
         created_at: Timestamp::from(board.model.created_at),
         updated_at: Timestamp::from(board.model.updated_at),
@@ -213,12 +262,17 @@ fn definition_view(board: &Board, now: DateTime<Utc>) -> LeaderboardDefinition {
 }
 
 fn parse_instant(raw: &str) -> Result<DateTime<Utc>, LeaderboardError> {
+    parse_instant_of("auto_reset_at", raw)
+}
+
+/// An RFC 3339 instant; 400 naming `field` otherwise.
+fn parse_instant_of(field: &str, raw: &str) -> Result<DateTime<Utc>, LeaderboardError> {
     DateTime::parse_from_rfc3339(raw)
         .map(|at| at.with_timezone(&Utc))
         .map_err(|_| {
-            LeaderboardError::invalid(
-                "auto_reset_at must be an RFC 3339 timestamp, e.g. 2026-12-01T00:00:00Z",
-            )
+            LeaderboardError::invalid(format!(
+                "{field} must be an RFC 3339 timestamp, e.g. 2026-12-01T00:00:00Z"
+            ))
         })
 }
 
@@ -271,12 +325,25 @@ impl LeaderboardAdminApi {
                 .transpose()?,
             min_score: body.min_score.map(|s| s.0),
             max_score: body.max_score.map(|s| s.0),
+            tournament: TournamentSettings {
+                starts_at: body
+                    .starts_at
+                    .as_deref()
+                    .map(|raw| parse_instant_of("starts_at", raw))
+                    .transpose()?,
+                ends_at: body
+                    .ends_at
+                    .as_deref()
+                    .map(|raw| parse_instant_of("ends_at", raw))
+                    .transpose()?,
+                max_players: body.max_players.map(parse_max_players).transpose()?,
+                join_required: body.join_required.unwrap_or(false),
+            },
         };
         let board = boards::create(&self.state, game_id.0, &name, settings).await?;
-        Ok(DefinitionCreated::Created(Json(definition_view(
-            &board,
-            self.state.now(),
-        ))))
+        Ok(DefinitionCreated::Created(Json(
+            definition_of(&self.state, &board).await?,
+        )))
     }
 
     /// The game's leaderboards by name (viewer), including those created by a first score:
@@ -315,15 +382,14 @@ impl LeaderboardAdminApi {
         {
             return Err(LeaderboardError::invalid("search must be at most 255 characters").into());
         }
-        let now = self.state.now();
         let found =
             boards::list(&self.state, game_id.0, search.0.as_deref(), offset, limit).await?;
+        let mut leaderboards = Vec::with_capacity(found.boards.len());
+        for board in &found.boards {
+            leaderboards.push(definition_of(&self.state, board).await?);
+        }
         Ok(Json(LeaderboardDefinitions {
-            leaderboards: found
-                .boards
-                .iter()
-                .map(|b| definition_view(b, now))
-                .collect(),
+            leaderboards,
             total: found.total,
             limit,
             offset,
@@ -345,7 +411,7 @@ impl LeaderboardAdminApi {
         let board = self
             .board(&auth, &game_id, &board_name, Role::Viewer)
             .await?;
-        Ok(Json(definition_view(&board, self.state.now())))
+        Ok(Json(definition_of(&self.state, &board).await?))
     }
 
     /// Change a leaderboard (editor). `order` may change only while the board has no entries.
@@ -370,6 +436,10 @@ impl LeaderboardAdminApi {
             auto_reset_at: maybe(body.auto_reset_at, |raw| parse_instant(&raw))?,
             min_score: maybe(body.min_score, |score| Ok(score.0))?,
             max_score: maybe(body.max_score, |score| Ok(score.0))?,
+            starts_at: maybe(body.starts_at, |raw| parse_instant_of("starts_at", &raw))?,
+            ends_at: maybe(body.ends_at, |raw| parse_instant_of("ends_at", &raw))?,
+            max_players: maybe(body.max_players, parse_max_players)?,
+            join_required: body.join_required,
         };
         let board = boards::update(
             &self.state,
@@ -378,7 +448,7 @@ impl LeaderboardAdminApi {
             change,
         )
         .await?;
-        Ok(Json(definition_view(&board, self.state.now())))
+        Ok(Json(definition_of(&self.state, &board).await?))
     }
 
     /// Reset a leaderboard by hand (editor): the current period ends now and is archived as
@@ -397,7 +467,7 @@ impl LeaderboardAdminApi {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let board =
             boards::reset(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
-        Ok(Json(definition_view(&board, self.state.now())))
+        Ok(Json(definition_of(&self.state, &board).await?))
     }
 
     /// Delete a leaderboard with all its entries, bans and archives (editor).

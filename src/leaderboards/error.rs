@@ -23,6 +23,16 @@ pub enum LeaderboardError {
     ScoreBoardLimit(u32),
     #[error("{0}")]
     SettingsDiffer(String),
+    #[error("the tournament has not started: it starts at {0}")]
+    NotStarted(String),
+    #[error("the tournament has ended: it ended at {0}")]
+    Ended(String),
+    #[error("the tournament is full: it takes at most {0} players")]
+    Full(u32),
+    #[error("join the tournament first: this leaderboard takes scores only from players who joined it (POST /v1/leaderboards/{{board_name}}/join)")]
+    JoinFirst,
+    #[error("this leaderboard is not a tournament: there is nothing to join")]
+    NotATournament,
     #[error("the hot store kept losing the board while it was rebuilt")]
     RebuildFailed,
     #[error(transparent)]
@@ -53,9 +63,10 @@ impl LeaderboardError {
 
 crate::error::answers!(LeaderboardError as error {
     400: Invalid(_),
-    403: Banned,
+    403: Banned | JoinFirst,
     404: NoSuchBoard | NoSuchEntry(_) | NotDefined,
-    409: BoardExists | OrderLocked | OperatorLocked | ScoreBoardLimit(_) | SettingsDiffer(_),
+    409: BoardExists | OrderLocked | OperatorLocked | ScoreBoardLimit(_) | SettingsDiffer(_)
+        | NotStarted(_) | Ended(_) | Full(_) | NotATournament,
     passes: Stored | Cold | Hot,
     other {
         RebuildFailed => {

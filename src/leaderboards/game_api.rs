@@ -4,9 +4,10 @@ use super::{
     error::LeaderboardError,
     score::Score,
     service::{self, Ranked, Standing, Submission},
+    tournament::{self, TournamentStatus},
 };
 use crate::http::schema::Timestamp;
-use crate::words::{EntryStatus, ScoreOperator, ScoreOrder, Word};
+use crate::words::{EntryStatus, ScoreOperator, ScoreOrder, TournamentState, Word};
 use crate::{auth::ApiKeyAuth, http::json_text::JsonText, http::ApiTags, state::AppState};
 use poem_openapi::{
     param::{Path, Query},
@@ -113,6 +114,65 @@ pub struct SubmittedEntry {
     /// does (all-time).
     #[oai(nullable)]
     pub resets_at: Option<Timestamp>,
+    /// The board's tournament (time window, player limit, joining); null for an ordinary
+    /// board.
+    #[oai(nullable)]
+    pub tournament: Option<TournamentView>,
+}
+
+/// A tournament board's settings and where it stands.
+#[derive(Object)]
+pub struct TournamentView {
+    /// `upcoming` (before `starts_at`), `live` or `ended` (from `ends_at` on).
+    pub state: TournamentState,
+    /// Scores are taken from this instant on; null: from the start.
+    #[oai(nullable)]
+    pub starts_at: Option<Timestamp>,
+    /// Scores are refused from this instant on; null: no end.
+    #[oai(nullable)]
+    pub ends_at: Option<Timestamp>,
+    /// Whole seconds until `ends_at` while live; null otherwise (or without an end).
+    #[oai(nullable)]
+    pub seconds_left: Option<i64>,
+    /// How many players may take part; null: no limit.
+    #[oai(nullable)]
+    pub max_players: Option<u32>,
+    /// Players taking part: those who joined, or whose first score let them in.
+    pub players: u64,
+    /// True: only players who joined (`POST /v1/leaderboards/{board_name}/join`) may submit.
+    pub join_required: bool,
+}
+
+impl From<TournamentStatus> for TournamentView {
+    fn from(status: TournamentStatus) -> Self {
+        Self {
+            state: status.state,
+            starts_at: status.settings.starts_at.map(Timestamp::from),
+            ends_at: status.settings.ends_at.map(Timestamp::from),
+            seconds_left: status.seconds_left,
+            max_players: status.settings.max_players,
+            players: status.players,
+            join_required: status.settings.join_required,
+        }
+    }
+}
+
+#[derive(Object)]
+#[oai(deny_unknown_fields)]
+pub struct JoinTournament {
+    /// 1 to 128 characters.
+    pub player_id: String,
+}
+
+#[derive(Object)]
+pub struct TournamentJoined {
+    pub board_name: String,
+    pub player_id: String,
+    /// Always true: the player takes part (joining again changes nothing).
+    pub joined: bool,
+    /// Players taking part, this one included.
+    pub players: u64,
+    pub tournament: TournamentView,
 }
 
 #[derive(Object)]
@@ -142,6 +202,10 @@ pub struct LeaderboardPage {
     /// does (all-time).
     #[oai(nullable)]
     pub resets_at: Option<Timestamp>,
+    /// The board's tournament (time window, player limit, joining); null for an ordinary
+    /// board.
+    #[oai(nullable)]
+    pub tournament: Option<TournamentView>,
     /// Entries on the board in this period.
     pub total: u64,
     pub limit: u64,
@@ -162,7 +226,10 @@ pub struct PlayerStanding {
     /// does (all-time).
     #[oai(nullable)]
     pub resets_at: Option<Timestamp>,
-
+    /// The board's tournament (time window, player limit, joining); null for an ordinary
+    /// board.
+    #[oai(nullable)]
+    pub tournament: Option<TournamentView>,
     /// Entries on the board in this period.
     pub total: u64,
     /// The player's rank.
@@ -199,6 +266,7 @@ pub fn submitted_view(board_name: &str, standing: Standing) -> SubmittedEntry {
         operator: standing.operator,
         period_start: standing.schedule.period_start.map(Timestamp::from),
         resets_at: standing.schedule.resets_at.map(Timestamp::from),
+        tournament: standing.tournament.map(TournamentView::from),
     }
 }
 
@@ -304,6 +372,37 @@ impl LeaderboardsApi {
             .await
     }
 
+    /// Join a tournament board as a player: required before scoring when the board has
+    /// `join_required`, allowed on any tournament until it ends. Joining again is harmless.
+    /// 409 when the board is not a tournament, has ended or is full; 404 unknown board.
+    #[oai(
+        path = "/:board_name/join",
+        method = "post",
+        operation_id = "joinTournament"
+    )]
+    async fn join(
+        &self,
+        auth: ApiKeyAuth,
+        board_name: Path<String>,
+        body: Json<JoinTournament>,
+    ) -> poem::Result<Json<TournamentJoined>> {
+        let name = BoardName::parse(&board_name.0)?;
+        let player = PlayerId::parse(&body.0.player_id)?;
+        auth.acts_as(player.as_str())?;
+        let state = &self.state;
+        let board = super::boards::find_cached(state, auth.0.game_id, &name)
+            .await?
+            .ok_or(LeaderboardError::NoSuchBoard)?;
+        let status = tournament::join(state, &board, player.as_str(), state.now()).await?;
+        Ok(Json(TournamentJoined {
+            board_name: name.as_str().to_string(),
+            player_id: player.as_str().to_string(),
+            joined: true,
+            players: status.players,
+            tournament: status.into(),
+        }))
+    }
+
     /// Read a board, ranked 1..n (ties: who reached the score first ranks higher). Reads the
     /// current period unless `period` names another (e.g. yesterday's `2026-11-20`).
     #[oai(path = "/:board_name", method = "get", operation_id = "getLeaderboard")]
@@ -350,6 +449,7 @@ impl LeaderboardsApi {
             period: page.period,
             period_start: page.schedule.period_start.map(Timestamp::from),
             resets_at: page.schedule.resets_at.map(Timestamp::from),
+            tournament: page.tournament.map(TournamentView::from),
             total: page.total,
             limit,
             offset,
@@ -403,6 +503,7 @@ impl LeaderboardsApi {
             period: found.period,
             period_start: found.schedule.period_start.map(Timestamp::from),
             resets_at: found.schedule.resets_at.map(Timestamp::from),
+            tournament: found.tournament.map(TournamentView::from),
             total: found.total,
             rank: found.player.rank,
             entry: entry_view(found.player),

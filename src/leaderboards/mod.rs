@@ -3,7 +3,8 @@
 //! - `game_api.rs`: game side (`/v1/leaderboards`, API key); `dashboard_api.rs`: dashboard definitions
 //!   and moderation (`/v1/games/{game_id}/leaderboards`, JWT).
 //! - `boards.rs`: definitions; `period.rs`: period keys; `service.rs`: submissions, reads and
-//!   rebuilds; `moderation.rs`: bans and approvals; `archive.rs`: the worker's archiving.
+//!   rebuilds; `moderation.rs`: bans and approvals; `archive.rs`: the worker's archiving;
+//!   `tournament.rs`: tournament boards (time window, player limit, joining).
 //! - The ranking itself lives in the hot store (`store::hot::leaderboards`), with the cold
 //!   store holding every entry so it can always be rebuilt.
 use crate::state::AppState;
@@ -18,6 +19,7 @@ pub mod pages;
 pub mod period;
 pub mod score;
 pub mod service;
+pub mod tournament;
 pub mod writer;
 
 pub use archive::archive_finished_periods;

@@ -309,5 +309,6 @@ pub async fn approve(
         order: board.order(),
         operator: board.operator(),
         schedule: board.schedule(now),
+        tournament: super::tournament::status(state, board, now).await?,
     })
 }

@@ -272,6 +272,13 @@ pub async fn erase(
         .exec(&txn)
         .await?
         .rows_affected;
+    // Tournament places go too (not counted apart: a place is no data about the player
+    // beyond the entries already counted).
+    entity::leaderboard_tournament_players::Entity::delete_many()
+        .filter(entity::leaderboard_tournament_players::Column::GameId.eq(game_id))
+        .filter(entity::leaderboard_tournament_players::Column::PlayerId.eq(player_id))
+        .exec(&txn)
+        .await?;
     counts.leaderboard_bans = leaderboard_bans::Entity::delete_many()
         .filter(leaderboard_bans::Column::BoardId.is_in(board_ids))
         .filter(leaderboard_bans::Column::PlayerId.eq(player_id))

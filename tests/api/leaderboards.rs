@@ -9,6 +9,7 @@ mod nodes;
 mod operators;
 mod periods;
 mod schedules;
+mod tournaments;
 
 use crate::helpers::{spawn_app, Fetch, TestApp};
 use chrono::Duration;

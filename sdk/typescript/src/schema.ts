@@ -1292,6 +1292,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/leaderboards/{board_name}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join a tournament board as a player: required before scoring when the board has
+         *     `join_required`, allowed on any tournament until it ends. Joining again is harmless.
+         *     409 when the board is not a tournament, has ended or is full; 404 unknown board.
+         */
+        post: operations["joinTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/leaderboards/{board_name}/players/{player_id}": {
         parameters: {
             query?: never;
@@ -1895,6 +1916,15 @@ export interface components {
             auto_reset_at?: string | null;
             /** @description 1 to 255 characters, unique within the game. */
             board_name: string;
+            /** @description Tournament: scores are refused from this RFC 3339 instant on; after `starts_at`. */
+            ends_at?: string | null;
+            /** @description Tournament: only players who joined may submit scores (default false). */
+            join_required?: boolean | null;
+            /**
+             * Format: int64
+             * @description Tournament: at most this many players (1 to 1,000,000) take part.
+             */
+            max_players?: number | null;
             /**
              * Format: double
              * @description Scores above this are stored as suspicious and kept off the board until approved.
@@ -1914,6 +1944,8 @@ export interface components {
             order?: components["schemas"]["ScoreOrder"] | null;
             /** @description `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default). */
             period?: components["schemas"]["ResetPeriod"] | null;
+            /** @description Tournament: scores are refused before this RFC 3339 instant. */
+            starts_at?: string | null;
         };
         /** CreatedKey */
         CreatedKey: {
@@ -2311,6 +2343,11 @@ export interface components {
             /** @description `owner`, `editor` or `viewer`. */
             role: components["schemas"]["Role"];
         };
+        /** JoinTournament */
+        JoinTournament: {
+            /** @description 1 to 128 characters. */
+            player_id: string;
+        };
         /** KeyList */
         KeyList: {
             api_keys: components["schemas"]["KeySummary"][];
@@ -2357,6 +2394,11 @@ export interface components {
              * @description When the current period ends; null when it never does.
              */
             resets_at?: string | null;
+            /**
+             * @description The board's tournament (time window, player limit, joining); null for an ordinary
+             *     board.
+             */
+            tournament?: components["schemas"]["TournamentView"] | null;
             /** Format: date-time */
             updated_at: string;
         };
@@ -2419,6 +2461,11 @@ export interface components {
              * @description Entries on the board in this period.
              */
             total: number;
+            /**
+             * @description The board's tournament (time window, player limit, joining); null for an ordinary
+             *     board.
+             */
+            tournament?: components["schemas"]["TournamentView"] | null;
         };
         /** LiveActivity */
         LiveActivity: {
@@ -2654,6 +2701,11 @@ export interface components {
              * @description Entries on the board in this period.
              */
             total: number;
+            /**
+             * @description The board's tournament (time window, player limit, joining); null for an ordinary
+             *     board.
+             */
+            tournament?: components["schemas"]["TournamentView"] | null;
         };
         /**
          * PresenceItem
@@ -3105,6 +3157,11 @@ export interface components {
              */
             status: components["schemas"]["EntryStatus"];
             /**
+             * @description The board's tournament (time window, player limit, joining); null for an ordinary
+             *     board.
+             */
+            tournament?: components["schemas"]["TournamentView"] | null;
+            /**
              * @description False when a worse or equal score left the stored entry unchanged (`best` boards; on
              *     the others every accepted score changes the entry).
              */
@@ -3118,6 +3175,56 @@ export interface components {
         };
         /** @enum {string} */
         Tier: "free" | "indie" | "studio";
+        /** TournamentJoined */
+        TournamentJoined: {
+            board_name: string;
+            /** @description Always true: the player takes part (joining again changes nothing). */
+            joined: boolean;
+            player_id: string;
+            /**
+             * Format: uint64
+             * @description Players taking part, this one included.
+             */
+            players: number;
+            tournament: components["schemas"]["TournamentView"];
+        };
+        /** @enum {string} */
+        TournamentState: "upcoming" | "live" | "ended";
+        /**
+         * TournamentView
+         * @description A tournament board's settings and where it stands.
+         */
+        TournamentView: {
+            /**
+             * Format: date-time
+             * @description Scores are refused from this instant on; null: no end.
+             */
+            ends_at?: string | null;
+            /** @description True: only players who joined (`POST /v1/leaderboards/{board_name}/join`) may submit. */
+            join_required: boolean;
+            /**
+             * Format: uint32
+             * @description How many players may take part; null: no limit.
+             */
+            max_players?: number | null;
+            /**
+             * Format: uint64
+             * @description Players taking part: those who joined, or whose first score let them in.
+             */
+            players: number;
+            /**
+             * Format: int64
+             * @description Whole seconds until `ends_at` while live; null otherwise (or without an end).
+             */
+            seconds_left?: number | null;
+            /**
+             * Format: date-time
+             * @description Scores are taken from this instant on; null: from the start.
+             */
+            starts_at?: string | null;
+            /** @description `upcoming` (before `starts_at`), `live` or `ended` (from `ends_at` on). */
+            state: components["schemas"]["TournamentState"];
+        };
         /** TrackAccepted */
         TrackAccepted: {
             quota: components["schemas"]["QuotaStatus"];
@@ -3297,6 +3404,16 @@ export interface components {
         UpdateLeaderboard: {
             /** @description null clears it. */
             auto_reset_at?: string | null;
+            /** @description Tournament end (RFC 3339, after `starts_at`); null clears it. */
+            ends_at?: string | null;
+            /** @description Tournament: only players who joined may submit scores. */
+            join_required?: boolean | null;
+            /**
+             * Format: int64
+             * @description Tournament player limit, 1 to 1,000,000; null clears it. Lowering it below the players
+             *     already in keeps them in and lets nobody new in.
+             */
+            max_players?: number | null;
             /**
              * Format: double
              * @description null clears it.
@@ -3313,6 +3430,8 @@ export interface components {
             order?: components["schemas"]["ScoreOrder"] | null;
             /** @description Takes effect at once: the current period changes, the old one is archived. */
             period?: components["schemas"]["ResetPeriod"] | null;
+            /** @description Tournament start (RFC 3339); null clears it. */
+            starts_at?: string | null;
         };
         /** UsagePage */
         UsagePage: {
@@ -11290,6 +11409,133 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["SubmittedEntry"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large (`limit`, and `received` when it was read). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body must be JSON, sent uncompressed (no `Content-Encoding`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    joinTournament: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A player token from `POST /v1/players/auth`: the request then acts only as that player (403 for another `player_id`). Required on player-scoped routes of a game whose `player_auth` is `required` (401 without it). */
+                "x-player-token"?: string;
+            };
+            path: {
+                board_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["JoinTournament"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["TournamentJoined"];
                 };
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */

@@ -6,6 +6,7 @@
 use super::{
     boards::{self, Board, BoardName, PlayerId, Schedule},
     error::LeaderboardError,
+    tournament::{self, TournamentStatus},
     writer::{Apply, Kept, ScoreRow},
 };
 use crate::{
@@ -70,6 +71,8 @@ pub struct Standing {
     pub operator: ScoreOperator,
     /// The board's current period.
     pub schedule: Schedule,
+    /// The board's tournament; `None` for an ordinary board.
+    pub tournament: Option<TournamentStatus>,
 }
 
 /// A slice of one period of a board.
@@ -78,6 +81,8 @@ pub struct Page {
     pub period: String,
     /// The board's current period (whichever period was read).
     pub schedule: Schedule,
+    /// The board's tournament; `None` for an ordinary board.
+    pub tournament: Option<TournamentStatus>,
     pub total: u64,
     pub entries: Vec<Ranked>,
 }
@@ -88,6 +93,8 @@ pub struct Around {
     pub period: String,
     /// The board's current period (whichever period was read).
     pub schedule: Schedule,
+    /// The board's tournament; `None` for an ordinary board.
+    pub tournament: Option<TournamentStatus>,
     pub total: u64,
     pub player: Ranked,
     pub entries: Vec<Ranked>,

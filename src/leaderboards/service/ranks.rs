@@ -33,7 +33,10 @@ pub async fn current_version(
         return Ok(None);
     };
     let period = read_period(Some(&board), requested_period, now)?;
-    if period != board.current_period(now) {
+    // A tournament's state, seconds left and player count move without the board changing.
+    if period != board.current_period(now)
+        || tournament::TournamentSettings::of(&board.model).is_tournament()
+    {
         return Ok(None);
     }
     let version = state
@@ -60,6 +63,7 @@ pub async fn page(
         return Ok(Page {
             period,
             schedule: Schedule::default(),
+            tournament: None,
             total: 0,
             entries: Vec::new(),
         });
@@ -77,6 +81,7 @@ pub async fn page(
                 return Ok(Page {
                     period,
                     schedule: board.schedule(now),
+                    tournament: tournament::status(state, &board, now).await?,
                     total: page.total,
                     entries,
                 });
@@ -89,6 +94,7 @@ pub async fn page(
     Ok(Page {
         period,
         schedule: board.schedule(now),
+        tournament: tournament::status(state, &board, now).await?,
         total,
         entries,
     })
@@ -162,6 +168,7 @@ pub async fn around(
                 return Ok(Around {
                     period,
                     schedule: board.schedule(now),
+                    tournament: tournament::status(state, &board, now).await?,
                     total: found.total,
                     player: from_hot_ranked(player),
                     entries: found.entries.into_iter().map(from_hot_ranked).collect(),
@@ -199,6 +206,7 @@ pub async fn around(
     Ok(Around {
         period,
         schedule: board.schedule(now),
+        tournament: tournament::status(state, &board, now).await?,
         total,
         player: Ranked {
             rank,

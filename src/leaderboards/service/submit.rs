@@ -128,6 +128,11 @@ async fn submit_to(
             "score must be at most 9007199254740992 in magnitude on increment and decrement boards",
         ));
     }
+    // Tournaments: the time window, joining and the player limit, before anything is stored.
+    match tournament::admit_score(state, board, submission.player_id.as_str(), now).await {
+        Err(LeaderboardError::NoSuchBoard) => return Ok(None),
+        admitted => admitted?,
+    }
     let period = board.current_period(now);
     open_period(state, board, &period, now).await?;
     // Bounds apply to the score as sent (on increment and decrement boards: to each change).
@@ -205,6 +210,7 @@ async fn submit_to(
             order: board.order(),
             operator,
             schedule: board.schedule(now),
+            tournament: tournament::status(state, board, now).await?,
         }));
     }
     let submitted = hot_submit(state, board, &period, &hot_entry, now).await?;
@@ -216,6 +222,7 @@ async fn submit_to(
         order: board.order(),
         operator,
         schedule: board.schedule(now),
+        tournament: tournament::status(state, board, now).await?,
     }))
 }
 
