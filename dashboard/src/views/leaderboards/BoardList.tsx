@@ -39,6 +39,10 @@ export function BoardList() {
     if (values.auto_reset_at) body.auto_reset_at = values.auto_reset_at;
     if (values.min_score !== null) body.min_score = values.min_score;
     if (values.max_score !== null) body.max_score = values.max_score;
+    if (values.starts_at) body.starts_at = values.starts_at;
+    if (values.ends_at) body.ends_at = values.ends_at;
+    if (values.max_players !== null) body.max_players = values.max_players;
+    if (values.join_required) body.join_required = true;
     const board = await create.run(() => unwrap(api.POST('/v1/games/{game_id}/leaderboards', { params: { path: { game_id: gameId } }, body })));
     if (board) navigate(boardPath(gameId, board.board_name), { state: { created: true } });
   }

@@ -94,7 +94,7 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
   async function update(values: DefinitionValues) {
     // Only what changed is sent; null clears an optional setting (the API accepts null there,
     // although the generated type does not say so).
-    const body: Record<string, string | number | null> = {};
+    const body: Record<string, string | number | boolean | null> = {};
     if (values.order !== board.order) body.order = values.order;
     if (values.operator !== board.operator) body.operator = values.operator;
     if (values.period !== board.period) body.period = values.period;
@@ -104,6 +104,12 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
     }
     if (values.min_score !== (board.min_score ?? null)) body.min_score = values.min_score;
     if (values.max_score !== (board.max_score ?? null)) body.max_score = values.max_score;
+    const tournament = board.tournament ?? null;
+    const sameInstant = (a: string | null, b: string | null) => a === b || (a !== null && b !== null && Date.parse(a) === Date.parse(b));
+    if (!sameInstant(values.starts_at, tournament?.starts_at ?? null)) body.starts_at = values.starts_at;
+    if (!sameInstant(values.ends_at, tournament?.ends_at ?? null)) body.ends_at = values.ends_at;
+    if (values.max_players !== (tournament?.max_players ?? null)) body.max_players = values.max_players;
+    if (values.join_required !== (tournament?.join_required ?? false)) body.join_required = values.join_required;
     if (Object.keys(body).length === 0) {
       setEditing(false);
       return;
@@ -252,6 +258,7 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
               <dd>{board.auto_reset_at ? formatTime(board.auto_reset_at) : 'None'}</dd>
             </div>
           )}
+          {board.tournament && <TournamentFacts tournament={board.tournament} />}
           <div>
             <dt>Created</dt>
             <dd>{formatTime(board.created_at)}</dd>
@@ -287,6 +294,47 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
       </Routes>
     </>
   );
+}
+
+/** A tournament's state, window, players and joining, as facts of the definition. */
+function TournamentFacts({ tournament }: { tournament: Schemas['TournamentView'] }) {
+  const state = { upcoming: 'Upcoming', live: 'Live', ended: 'Ended' }[tournament.state];
+  return (
+    <>
+      <div>
+        <dt>Tournament</dt>
+        <dd>
+          <span className={`lb-state ${tournament.state}`}>{state}</span>
+          {tournament.seconds_left != null && <span className="hint"> {timeLeft(tournament.seconds_left)} left</span>}
+        </dd>
+      </div>
+      <div>
+        <dt>Window</dt>
+        <dd>
+          {tournament.starts_at ? formatTime(tournament.starts_at) : 'From the start'} → {tournament.ends_at ? formatTime(tournament.ends_at) : 'no end'}
+        </dd>
+      </div>
+      <div>
+        <dt>Players</dt>
+        <dd>
+          {formatNumber(tournament.players)}
+          {tournament.max_players != null ? ` of ${formatNumber(tournament.max_players)}` : ' (no limit)'}
+          {tournament.join_required ? ' · must join' : ''}
+        </dd>
+      </div>
+    </>
+  );
+}
+
+/** "2 d 3 h", "3 h 20 min", "45 min" or "30 s". */
+function timeLeft(seconds: number): string {
+  const days = Math.floor(seconds / 86_400);
+  const hours = Math.floor((seconds % 86_400) / 3_600);
+  const minutes = Math.floor((seconds % 3_600) / 60);
+  if (days > 0) return `${days} d ${hours} h`;
+  if (hours > 0) return `${hours} h ${minutes} min`;
+  if (minutes > 0) return `${minutes} min`;
+  return `${seconds} s`;
 }
 
 /** The `?period=` of the address (not the page, which belongs to one list). */

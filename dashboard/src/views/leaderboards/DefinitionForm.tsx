@@ -1,6 +1,7 @@
 // The form that defines a leaderboard (create) or changes one (edit): which score is better,
 // what a score does to the player's entry (the operator), the period, a one-time reset for
-// all-time boards and the score bounds.
+// all-time boards, the score bounds and, optionally, a tournament (time window, player limit,
+// joining).
 import { useState, type FormEvent } from 'react';
 import type { Schemas } from '../../api/client';
 import { ErrorMessage, Field, SubmitButton } from '../../ui/components';
@@ -15,6 +16,11 @@ export interface DefinitionValues {
   auto_reset_at: string | null;
   min_score: number | null;
   max_score: number | null;
+  /** Tournament settings: RFC 3339 or null, a limit or null, and whether players must join. */
+  starts_at: string | null;
+  ends_at: string | null;
+  max_players: number | null;
+  join_required: boolean;
 }
 
 function scoreText(value: number | null | undefined): string {
@@ -44,6 +50,11 @@ export function DefinitionForm({
   const [resetAt, setResetAt] = useState(toUtcInput(board?.auto_reset_at));
   const [min, setMin] = useState(scoreText(board?.min_score));
   const [max, setMax] = useState(scoreText(board?.max_score));
+  const tournament = board?.tournament ?? null;
+  const [startsAt, setStartsAt] = useState(toUtcInput(tournament?.starts_at));
+  const [endsAt, setEndsAt] = useState(toUtcInput(tournament?.ends_at));
+  const [maxPlayers, setMaxPlayers] = useState(tournament?.max_players == null ? '' : String(tournament.max_players));
+  const [joinRequired, setJoinRequired] = useState(tournament?.join_required ?? false);
   const [problem, setProblem] = useState<string | null>(null);
 
   async function submit(e: FormEvent) {
@@ -58,6 +69,15 @@ export function DefinitionForm({
       setProblem('The minimum score cannot be above the maximum score.');
       return;
     }
+    const limit = maxPlayers.trim() === '' ? null : Number(maxPlayers);
+    if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > 1_000_000)) {
+      setProblem('The player limit must be a whole number from 1 to 1,000,000.');
+      return;
+    }
+    if (startsAt && endsAt && fromUtcInput(endsAt) <= fromUtcInput(startsAt)) {
+      setProblem('The tournament must end after it starts.');
+      return;
+    }
     setProblem(null);
     await onSave({
       board_name: name.trim(),
@@ -67,6 +87,10 @@ export function DefinitionForm({
       auto_reset_at: period === 'all_time' && resetAt ? fromUtcInput(resetAt) : null,
       min_score: minScore,
       max_score: maxScore,
+      starts_at: startsAt ? fromUtcInput(startsAt) : null,
+      ends_at: endsAt ? fromUtcInput(endsAt) : null,
+      max_players: limit,
+      join_required: joinRequired,
     });
   }
 
@@ -137,6 +161,28 @@ export function DefinitionForm({
       <p className="hint lb-bounds-hint">
         Scores outside the bounds are held as suspicious: they stay off the board until a moderator approves them in the Moderation tab.
       </p>
+      <fieldset className="lb-tournament">
+        <legend>Tournament (optional)</legend>
+        <p className="hint">
+          Any of these makes the board a tournament: scores only between the start and the end, from at most so many players, and only from
+          players who joined (<code>POST /v1/leaderboards/{'{board}'}/join</code>) when joining is required.
+        </p>
+        <div className="lb-form-row lb-form-row-3">
+          <Field label="Starts (UTC)">
+            <input type="datetime-local" value={startsAt} onChange={(e) => setStartsAt(e.target.value)} />
+          </Field>
+          <Field label="Ends (UTC)">
+            <input type="datetime-local" value={endsAt} onChange={(e) => setEndsAt(e.target.value)} />
+          </Field>
+          <Field label="Player limit">
+            <input type="number" inputMode="numeric" value={maxPlayers} onChange={(e) => setMaxPlayers(e.target.value)} placeholder="No limit" />
+          </Field>
+        </div>
+        <label className="field checkbox">
+          <input type="checkbox" checked={joinRequired} onChange={(e) => setJoinRequired(e.target.checked)} /> Players must join before they can submit
+          scores
+        </label>
+      </fieldset>
       <ErrorMessage error={problem ?? error} />
       <div className="row-actions">
         <SubmitButton busy={busy}>{submitLabel}</SubmitButton>

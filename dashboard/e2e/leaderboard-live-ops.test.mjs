@@ -1,0 +1,168 @@
+// A board's live-ops settings in the dashboard: defined with "Add up", daily; the facts name
+// the operator, when the period began and the next reset; "Reset now" archives the standings
+// and starts an empty period, which the game's own read shows too. A tournament defined in the
+// form: its state, window, players and joining, and the limit lifted by an edit.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, newAccount, newGame, screenshot, setup, signedInPage } from './harness.mjs';
+
+/** The definition's facts as { term: description }. */
+function facts(page) {
+  return page
+    .getByRole('definition')
+    .locator('xpath=ancestor::dl[1]')
+    .first()
+    .evaluate((dl) => Object.fromEntries([...dl.querySelectorAll('div')].map((d) => [d.querySelector('dt').textContent, d.querySelector('dd').textContent])));
+}
+
+describe('leaderboard operators, resets and tournaments', () => {
+  const env = setup({ before, after });
+
+  it('defines an adding daily board, shows its schedule, and resets it by hand', async () => {
+    const owner = await newAccount(env.server);
+    const { gameId, key } = await newGame(env.server, owner, 'Kill Count');
+    const page = await signedInPage(env.browser, env.server, owner);
+    await page.goto(`/games/${gameId}/leaderboards`);
+    await page.getByRole('button', { name: 'New leaderboard' }).click();
+    const form = page.getByRole('region', { name: 'New leaderboard' });
+    await form.getByLabel('Board name').fill('kills');
+    await form.getByRole('combobox', { name: /^Each score/ }).selectOption('increment');
+    await form.getByText("Every score is added to the player's entry (points, kills).").waitFor();
+    await form.getByRole('combobox', { name: /^Period/ }).selectOption('daily');
+    await form.getByRole('button', { name: 'Create leaderboard' }).click();
+    await page.getByText('Leaderboard created.').waitFor();
+
+    const defined = await call(env.server, 'GET', `/v1/games/${gameId}/leaderboards/kills`, { token: owner.token });
+    assert.equal(defined.operator, 'increment');
+    assert.equal(defined.period, 'daily');
+    const shown = await facts(page);
+    assert.equal(shown['Each score'], 'Add up');
+    assert.match(shown['Period began'], /00:00:00 UTC$/);
+    const nextMidnight = new Date(Date.parse(defined.period_start) + 86_400_000);
+    assert.equal(defined.resets_at, nextMidnight.toISOString().replace('.000Z', 'Z'));
+    assert.match(shown['Next reset'], /00:00:00 UTC$/);
+
+    // Scores add up: 5 + 7.
+    for (const score of [5, 7]) {
+      await call(env.server, 'POST', '/v1/leaderboards/kills/entries', { key, body: { player_id: 'ann', score } });
+    }
+    await page.reload();
+    const table = page.getByRole('table', { name: 'Standings of kills' });
+    await table.getByRole('cell', { name: '12', exact: true }).waitFor();
+    await screenshot(page, 'leaderboards-operator-schedule');
+
+    // Reset now asks first; cancelling changes nothing.
+    await page.getByRole('button', { name: 'Reset now' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reset the leaderboard kills now?' });
+    await dialog.getByText(/stay readable as an archived period/).waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    assert.ok(await table.getByRole('cell', { name: '12', exact: true }).isVisible());
+
+    await page.getByRole('button', { name: 'Reset now' }).click();
+    await dialog.getByRole('button', { name: 'Reset leaderboard' }).click();
+    await page.getByText(/Leaderboard reset: the previous standings are archived/).waitFor();
+    await page.getByText('No scores in this period yet').waitFor();
+    const after = await call(env.server, 'GET', `/v1/games/${gameId}/leaderboards/kills`, { token: owner.token });
+    assert.ok(Date.parse(after.period_start) > Date.parse(defined.period_start), 'a new period began at the reset');
+    assert.equal(after.resets_at, defined.resets_at, 'the schedule takes over again at midnight');
+    assert.notEqual(after.current_period, defined.current_period);
+    // The game's read shows the new, empty period; the next score starts from zero.
+    const board = await call(env.server, 'GET', '/v1/leaderboards/kills', { key });
+    assert.equal(board.entries.length, 0);
+    assert.equal(board.period_start, after.period_start);
+    const scored = await call(env.server, 'POST', '/v1/leaderboards/kills/entries', { key, body: { player_id: 'ann', score: 3 } });
+    assert.equal(scored.score, 3);
+    await screenshot(page, 'leaderboards-reset');
+    await page.context().close();
+  });
+
+  it('defines a tournament, shows its state and players, and lifts its limit', async () => {
+    const owner = await newAccount(env.server);
+    const { gameId, key } = await newGame(env.server, owner, 'Cup Night');
+    const page = await signedInPage(env.browser, env.server, owner);
+    await page.goto(`/games/${gameId}/leaderboards`);
+    await page.getByRole('button', { name: 'New leaderboard' }).click();
+    const form = page.getByRole('region', { name: 'New leaderboard' });
+    await form.getByLabel('Board name').fill('cup');
+    // datetime-local fields read as UTC, to the minute: started an hour ago, ends in two days.
+    const utc = (ms) => new Date(ms).toISOString().slice(0, 16);
+    const startsAt = utc(Date.now() - 3_600_000);
+    const endsAt = utc(Date.now() + 2 * 86_400_000);
+    await form.getByLabel('Player limit').fill('0');
+    await form.getByLabel('Starts (UTC)').fill(startsAt);
+    await form.getByLabel('Ends (UTC)').fill(endsAt);
+    await form.getByRole('button', { name: 'Create leaderboard' }).click();
+    await form.getByText('The player limit must be a whole number from 1 to 1,000,000.').waitFor();
+    await form.getByLabel('Player limit').fill('2');
+    await form.getByLabel('Players must join before they can submit scores').check();
+    await form.getByRole('button', { name: 'Create leaderboard' }).click();
+    await page.getByText('Leaderboard created.').waitFor();
+
+    const defined = await call(env.server, 'GET', `/v1/games/${gameId}/leaderboards/cup`, { token: owner.token });
+    assert.equal(defined.tournament.state, 'live');
+    assert.equal(defined.tournament.starts_at, `${startsAt}:00Z`);
+    assert.equal(defined.tournament.ends_at, `${endsAt}:00Z`);
+    assert.equal(defined.tournament.max_players, 2);
+    assert.equal(defined.tournament.join_required, true);
+    let shown = await facts(page);
+    assert.match(shown.Tournament, /^Live 1 d 23 h left$/);
+    assert.equal(shown.Players, '0 of 2 · must join');
+
+    // The game: a score before joining is refused; two players join, the third finds it full.
+    const early = await fetch(`${env.server.url}/v1/leaderboards/cup/entries`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-game-api-key': key },
+      body: JSON.stringify({ player_id: 'ann', score: 10 }),
+    });
+    assert.equal(early.status, 403);
+    for (const player of ['ann', 'ben']) {
+      await call(env.server, 'POST', '/v1/leaderboards/cup/join', { key, body: { player_id: player } });
+    }
+    const full = await fetch(`${env.server.url}/v1/leaderboards/cup/join`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-game-api-key': key },
+      body: JSON.stringify({ player_id: 'cy' }),
+    });
+    assert.equal(full.status, 409);
+    await call(env.server, 'POST', '/v1/leaderboards/cup/entries', { key, body: { player_id: 'ann', score: 10 } });
+    await page.reload();
+    await page.getByRole('table', { name: 'Standings of cup' }).getByRole('cell', { name: 'ann', exact: true }).waitFor();
+    shown = await facts(page);
+    assert.equal(shown.Players, '2 of 2 · must join');
+    await screenshot(page, 'leaderboards-tournament');
+
+    // An edit lifts the limit: the third player gets in.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('region', { name: 'Edit leaderboard' });
+    assert.equal(await edit.getByLabel('Player limit').inputValue(), '2');
+    assert.equal(await edit.getByLabel('Starts (UTC)').inputValue(), startsAt);
+    await edit.getByLabel('Player limit').fill('');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Changes saved.').waitFor();
+    shown = await facts(page);
+    assert.equal(shown.Players, '2 (no limit) · must join');
+    const joined = await call(env.server, 'POST', '/v1/leaderboards/cup/join', { key, body: { player_id: 'cy' } });
+    assert.equal(joined.players, 3);
+    await page.context().close();
+  });
+
+  it('shows a viewer the operator and schedule without the reset', async () => {
+    const owner = await newAccount(env.server);
+    const { gameId } = await newGame(env.server, owner, 'Speed Trials');
+    await call(env.server, 'POST', `/v1/games/${gameId}/leaderboards`, {
+      token: owner.token,
+      body: { board_name: 'laps', order: 'lower', operator: 'latest', period: 'weekly' },
+    });
+    const viewer = await newAccount(env.server);
+    await call(env.server, 'POST', `/v1/games/${gameId}/members`, { token: owner.token, body: { email: viewer.email, role: 'viewer' } });
+    const page = await signedInPage(env.browser, env.server, viewer);
+    await page.goto(`/games/${gameId}/leaderboards/laps`);
+    await page.getByRole('heading', { level: 1, name: 'laps' }).waitFor();
+    const shown = await facts(page);
+    assert.equal(shown['Each score'], 'Keep the latest');
+    assert.equal(shown['Better score'], 'Lower is better');
+    assert.match(shown['Next reset'], /UTC$/);
+    assert.equal(await page.getByRole('button', { name: 'Reset now' }).count(), 0);
+    await page.context().close();
+  });
+});
