@@ -36,6 +36,7 @@ import type {
   SaveReceipt,
   SlotList,
   SubmittedEntry,
+  TournamentJoined,
   TrackEvent,
   UnlockResult,
 } from './types.js';
@@ -309,6 +310,18 @@ export class Playtrace {
       around: options.around,
       period: options.period,
     });
+  }
+
+  /**
+   * Joins a tournament board as the player (the client's, or `options.playerId`). Sent at once,
+   * not queued: when it resolves the player takes part, so the game may let them play. Joining
+   * again is harmless. Fails with PlaytraceError: 404 unknown board; 409 not a tournament,
+   * ended or full (see `tournamentRefusal`); 403 a banned player.
+   */
+  async joinTournament(board: string, options: { playerId?: string } = {}): Promise<TournamentJoined> {
+    const player = await this.playerFor(options.playerId, 'joinTournament');
+    this.touch();
+    return this.call<TournamentJoined>('POST', `/v1/leaderboards/${segment(board)}/join`, { body: { player_id: player } });
   }
 
   // ---- achievements ---------------------------------------------------------------------

@@ -20,7 +20,26 @@ export class PlaytraceError extends Error {
   get isQuotaExceeded(): boolean {
     return this.status === 429 && typeof this.body.quota === 'object' && this.body.quota !== null;
   }
+
+  /**
+   * Why a tournament refused a join or a score, read from the status and the service's message:
+   * `not_started` (409), `ended` (409), `full` (409), `not_a_tournament` (409, a join of an
+   * ordinary board) or `join_required` (403, a score before joining); undefined otherwise.
+   */
+  get tournamentRefusal(): TournamentRefusal | undefined {
+    const message = typeof this.body.error === 'string' ? this.body.error : '';
+    if (this.status === 403) return message.startsWith('join the tournament first') ? 'join_required' : undefined;
+    if (this.status !== 409) return undefined;
+    if (message.startsWith('the tournament is full')) return 'full';
+    if (message.startsWith('the tournament has ended')) return 'ended';
+    if (message.startsWith('the tournament has not started')) return 'not_started';
+    if (message.startsWith('this leaderboard is not a tournament')) return 'not_a_tournament';
+    return undefined;
+  }
 }
+
+/** Why a tournament refused a join or a score (see `PlaytraceError.tournamentRefusal`). */
+export type TournamentRefusal = 'not_started' | 'ended' | 'full' | 'not_a_tournament' | 'join_required';
 
 /** The service could not be reached, or did not answer in time. */
 export class NetworkError extends Error {

@@ -25,7 +25,7 @@ export type {
 } from './standard.js';
 export type { PlayerAuth, PlayerIdentity } from './session.js';
 export { SCORE_WINDOW_MS } from './scores.js';
-export { PlaytraceError, NetworkError, SaveConflictError } from './errors.js';
+export { PlaytraceError, NetworkError, SaveConflictError, type TournamentRefusal } from './errors.js';
 export { memoryStorage, browserStorage, type StorageAdapter } from './storage.js';
 export type { Clock } from './clock.js';
 export type * from './types.js';

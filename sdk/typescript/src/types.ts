@@ -11,6 +11,12 @@ export type SubmittedEntry = Schemas['SubmittedEntry'];
 export type LeaderboardEntry = Schemas['LeaderboardEntry'];
 export type LeaderboardPage = Schemas['LeaderboardPage'];
 export type PlayerStanding = Schemas['PlayerStanding'];
+/** A tournament board's settings and where it stands (`tournament` on board reads and score answers; null on an ordinary board). */
+export type TournamentView = Schemas['TournamentView'];
+/** `upcoming` (before `starts_at`), `live`, or `ended` (from `ends_at` on). */
+export type TournamentState = Schemas['TournamentState'];
+/** What `joinTournament` answers: the player takes part, and the tournament as it stands. */
+export type TournamentJoined = Schemas['TournamentJoined'];
 export type Achievement = Schemas['Achievement'];
 export type AchievementList = Schemas['AchievementList'];
 export type UnlockResult = Schemas['UnlockResult'];

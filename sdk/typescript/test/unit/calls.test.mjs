@@ -142,6 +142,45 @@ describe('one-shot calls', () => {
   });
 });
 
+describe('tournaments', () => {
+  it('joins at once with the client player or another, and tells a full tournament apart', async () => {
+    const clock = new FakeClock();
+    const tournament = { state: 'live', starts_at: null, ends_at: null, seconds_left: null, max_players: 2, players: 1, join_required: true };
+    let full = false;
+    const service = fakeService(clock, (request) => {
+      if (!request.path.endsWith('/join')) return undefined;
+      if (full) return { status: 409, body: { error: 'the tournament is full: it takes at most 2 players' } };
+      return { status: 200, body: { board_name: 'cup 1', player_id: request.body.player_id, joined: true, players: 1, tournament } };
+    });
+    const game = client(clock, service);
+    const joined = await game.joinTournament('cup 1');
+    assert.deepEqual([joined.joined, joined.player_id, joined.tournament.state], [true, 'ann', 'live']);
+    assert.deepEqual(service.requests.map((r) => [r.method, r.path, r.body]), [['POST', '/v1/leaderboards/cup%201/join', { player_id: 'ann' }]]);
+    assert.equal(clock.now(), service.requests[0].at, 'sent at once, not queued');
+    await game.joinTournament('cup 1', { playerId: 'bob' });
+    assert.deepEqual(service.requests.at(-1).body, { player_id: 'bob' });
+
+    full = true;
+    const error = await game.joinTournament('cup 1', { playerId: 'cat' }).catch((e) => e);
+    assert.ok(error instanceof PlaytraceError);
+    assert.deepEqual([error.status, error.tournamentRefusal], [409, 'full']);
+    assert.match(error.message, /tournament is full/);
+    assert.equal(service.requests.length, 3, 'a 409 is not retried');
+    await assert.rejects(client(clock, service, { playerId: undefined }).joinTournament('cup 1'), /joinTournament needs a player/);
+  });
+
+  it('reads why a tournament refused from the status and the message', () => {
+    const refusal = (status, error) => new PlaytraceError(status, { error }).tournamentRefusal;
+    assert.equal(refusal(403, 'join the tournament first: this leaderboard takes scores only from players who joined it'), 'join_required');
+    assert.equal(refusal(409, 'the tournament has ended: it ended at 2026-11-28T20:00:00Z'), 'ended');
+    assert.equal(refusal(409, 'the tournament has not started: it starts at 2026-11-28T18:00:00Z'), 'not_started');
+    assert.equal(refusal(409, 'this leaderboard is not a tournament: there is nothing to join'), 'not_a_tournament');
+    assert.equal(refusal(403, 'This player is banned from this leaderboard'), undefined);
+    assert.equal(refusal(409, "this leaderboard's order is lower, not higher"), undefined);
+    assert.equal(refusal(500, 'the tournament is full'), undefined);
+  });
+});
+
 describe('lifecycle', () => {
   it('stops the heartbeat when the client closes, even while setActivity is on its way', async () => {
     const clock = new FakeClock();
