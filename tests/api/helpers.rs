@@ -1,6 +1,11 @@
 //! `spawn_app()` and the `TestApp` helpers every suite uses.
 use crate::pg_template;
-use playtrace::{app::Application, cli::Settings, clock::OffsetClock, state::AppState};
+use playtrace::{
+    app::Application,
+    cli::Settings,
+    clock::{Clock, OffsetClock},
+    state::AppState,
+};
 use reqwest::{Method, RequestBuilder, Response};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -169,6 +174,17 @@ async fn start_node(backend: Backend, settings: Settings, clock: Arc<OffsetClock
 }
 
 impl TestApp {
+    /// Moves the app's clock (every node's: they share it) past the next minute boundary when
+    /// one is less than 20 seconds away, so that a test counting requests against a per-minute
+    /// limit runs inside one fixed window.
+    pub fn away_from_a_minute_boundary(&self) {
+        let second_of_minute = self.clock.now().timestamp().rem_euclid(60);
+        if second_of_minute > 40 {
+            self.clock
+                .advance(chrono::Duration::seconds(62 - second_of_minute));
+        }
+    }
+
     /// Where the next request goes: the first node, or each node in turn when there are two.
     pub fn url(&self, path: &str) -> String {
         let address = match &self.second {

@@ -103,12 +103,8 @@ async fn leased_windows_never_admit_more_than_the_limit_across_nodes() {
     let second = spawn_on(first.backend.clone(), |s| s.rate_limit_per_minute = 1000).await;
     let (_token, _game_id, key) = first.game_with_key().await;
     // Keep the whole run inside one window: move both clocks past a close minute boundary.
-    let second_of_minute = chrono::Utc::now().timestamp() % 60;
-    if second_of_minute > 40 {
-        let skip = chrono::Duration::seconds(62 - second_of_minute);
-        first.clock.advance(skip);
-        second.clock.advance(skip);
-    }
+    first.away_from_a_minute_boundary();
+    second.away_from_a_minute_boundary();
     let mut tasks = Vec::new();
     for node in [&first, &second] {
         for _ in 0..8 {
