@@ -11,6 +11,7 @@ async fn requests_over_the_limit_get_429_with_headers() {
         let key = app.create_key(&token, &game, "production").await;
         (token, game, key)
     };
+    app.away_from_a_minute_boundary();
     for expected_remaining in (0..5).rev() {
         let response = app
             .game(Method::GET, "/v1/config", &key)
@@ -50,6 +51,7 @@ async fn requests_over_the_limit_get_429_with_headers() {
 #[tokio::test]
 async fn unauthenticated_routes_are_limited_per_ip() {
     let app = spawn_app_with(|s| s.rate_limit_per_minute = 3).await;
+    app.away_from_a_minute_boundary();
     for _ in 0..3 {
         let response = app
             .request(Method::GET, "/v1/nothing")
