@@ -107,16 +107,16 @@ pub struct Ended {
     pub reason: Reason,
 }
 
+/// A period's start and end; either may be open (`None`).
+type Bounds = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+
 fn midnight(date: NaiveDate) -> DateTime<Utc> {
     Utc.from_utc_datetime(&date.and_hms_opt(0, 0, 0).unwrap_or_default())
 }
 
 /// When the period `key` began and was scheduled to end (no manual reset considered); `None`
 /// for a key this board's rule cannot place.
-fn scheduled_bounds(
-    rule: &PeriodRule,
-    key: &str,
-) -> Option<(Option<DateTime<Utc>>, Option<DateTime<Utc>>)> {
+fn scheduled_bounds(rule: &PeriodRule, key: &str) -> Option<Bounds> {
     let plain = PeriodRule {
         reset_at: None,
         ..*rule
