@@ -441,6 +441,63 @@ pub async fn history(
 mod tests {
     use super::*;
 
+    fn at(text: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    #[test]
+    fn every_kind_of_key_has_its_bounds() {
+        let rule = |kind| PeriodRule {
+            kind,
+            auto_reset_at: None,
+            reset_at: None,
+        };
+        let daily = rule(super::super::period::PeriodKind::Daily);
+        assert_eq!(
+            scheduled_bounds(&daily, "2026-11-27"),
+            Some((
+                Some(at("2026-11-27T00:00:00Z")),
+                Some(at("2026-11-28T00:00:00Z"))
+            ))
+        );
+        assert_eq!(
+            scheduled_bounds(&daily, "2026-W53"),
+            Some((
+                Some(at("2026-12-28T00:00:00Z")),
+                Some(at("2027-01-04T00:00:00Z"))
+            ))
+        );
+        assert_eq!(
+            scheduled_bounds(&daily, "2026-12"),
+            Some((
+                Some(at("2026-12-01T00:00:00Z")),
+                Some(at("2027-01-01T00:00:00Z"))
+            ))
+        );
+        assert_eq!(
+            scheduled_bounds(&daily, "since-2026-11-27T14:30:00.000000Z"),
+            Some((
+                Some(at("2026-11-27T14:30:00Z")),
+                Some(at("2026-11-28T00:00:00Z"))
+            ))
+        );
+        let once = PeriodRule {
+            auto_reset_at: Some(at("2026-12-01T00:00:00Z")),
+            ..rule(super::super::period::PeriodKind::AllTime)
+        };
+        assert_eq!(
+            scheduled_bounds(&once, ALL_TIME),
+            Some((None, Some(at("2026-12-01T00:00:00Z"))))
+        );
+        assert_eq!(
+            scheduled_bounds(&once, "since-2026-12-01"),
+            Some((Some(at("2026-12-01T00:00:00Z")), None))
+        );
+        assert_eq!(scheduled_bounds(&daily, "nonsense"), None);
+    }
+
     #[test]
     fn backoff_doubles_from_30_seconds_up_to_an_hour() {
         assert_eq!(backoff(1), Duration::seconds(30));
