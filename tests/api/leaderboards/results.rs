@@ -167,24 +167,11 @@ async fn a_daily_board_delivers_its_standings_once_after_midnight() {
     assert_eq!(deliveries.len(), 1, "{deliveries:?}");
     let delivery = &deliveries[0];
     assert_eq!(delivery["id"], idempotency_key.as_str());
-    assert_eq!(
-        (
-            delivery["period"].clone(),
-            delivery["reason"].clone(),
-            delivery["status"].clone(),
-            delivery["attempts"].clone(),
-            delivery["last_error"].clone(),
-            delivery["next_attempt_at"].clone(),
-        ),
-        (
-            json!(today),
-            json!("period_end"),
-            json!("delivered"),
-            json!(1),
-            Value::Null,
-            Value::Null
-        )
-    );
+    let expected = json!({ "period": today, "reason": "period_end", "status": "delivered",
+        "attempts": 1, "last_error": null, "next_attempt_at": null });
+    for (field, value) in expected.as_object().unwrap() {
+        assert_eq!(&delivery[field], value, "{field}");
+    }
     assert!(delivery["delivered_at"].is_string() && delivery["created_at"].is_string());
 }
 
@@ -456,4 +443,48 @@ async fn only_periods_ending_after_the_webhook_was_set_are_delivered_and_only_to
     .expect_status(404)
     .await;
     app.request(Method::GET, &path).expect_status(401).await;
+}
+
+#[tokio::test]
+async fn workers_on_two_nodes_deliver_each_period_once() {
+    if !crate::helpers::services_backend() {
+        return;
+    }
+    let (first, receiver) = results_app().await;
+    let second =
+        crate::helpers::spawn_on(first.backend.clone(), |s| s.allow_private_webhooks = true).await;
+    let (token, game_id, key) = first.game_with_key().await;
+    for board in ["b0", "b1", "b2", "b3", "b4"] {
+        define(
+            &first,
+            &token,
+            &game_id,
+            json!({ "board_name": board, "period": "daily", "results_webhook": receiver.url }),
+        )
+        .await;
+        score(&first, &key, board, "ann", 1.0).await;
+    }
+    receiver.then_answer(500);
+    for node in [&first, &second] {
+        node.clock.advance(Duration::days(1));
+    }
+    for _ in 0..3 {
+        tokio::join!(pass(&first), pass(&second));
+    }
+    assert_eq!(receiver.received().len(), 5, "four sent, one failed");
+    for node in [&first, &second] {
+        node.clock.advance(Duration::seconds(31));
+    }
+    tokio::join!(pass(&first), pass(&second));
+    let received = receiver.received();
+    assert_eq!(received.len(), 6, "the failed one once more: {received:?}");
+    let keys: std::collections::HashSet<&str> = received.iter().map(|r| r.1.as_str()).collect();
+    assert_eq!(keys.len(), 5, "one Idempotency-Key per period");
+    for board in ["b0", "b1", "b2", "b3", "b4"] {
+        let deliveries = history(&first, &token, &game_id, board).await;
+        assert_eq!(
+            (deliveries.len(), &deliveries[0]["status"]),
+            (1, &json!("delivered"))
+        );
+    }
 }
