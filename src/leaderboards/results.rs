@@ -20,7 +20,12 @@ use super::{
     service::STATUS_OK,
     tournament::TournamentSettings,
 };
-use crate::{http::timestamp, notify::webhook, state::AppState};
+use crate::{
+    http::timestamp,
+    notify::webhook,
+    state::AppState,
+    words::{ResultsDeliveryStatus as DeliveryStatus, ResultsReason as Reason},
+};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
 use entity::{
     leaderboard_entries as entries, leaderboard_periods as periods,
@@ -50,28 +55,6 @@ pub const LONGEST_RETRY: Duration = Duration::hours(1);
 pub const STALE_CLAIM: Duration = Duration::minutes(2);
 /// Due deliveries one pass sends at most.
 const SENDS_PER_PASS: u64 = 50;
-
-pub const PENDING: &str = "pending";
-pub const DELIVERED: &str = "delivered";
-pub const FAILED: &str = "failed";
-
-/// Why a period's results were sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reason {
-    PeriodEnd,
-    ManualReset,
-    TournamentEnd,
-}
-
-impl Reason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::PeriodEnd => "period_end",
-            Self::ManualReset => "manual_reset",
-            Self::TournamentEnd => "tournament_end",
-        }
-    }
-}
 
 /// A board's `results_webhook` as a request gives it: an http(s) URL, or empty / none for no
 /// webhook. Unless private addresses are allowed, a URL whose host is, or resolves to, an
@@ -296,7 +279,7 @@ async fn create(state: &AppState, board: &Board, period: &Ended) -> Result<(), L
         period: Set(period.period.clone()),
         reason: Set(period.reason.as_str().to_string()),
         payload: Set(payload.to_string()),
-        status: Set(PENDING.to_string()),
+        status: Set(DeliveryStatus::Pending.as_str().to_string()),
         attempts: Set(0),
         last_error: Set(None),
         next_attempt_at: Set(now),
@@ -321,7 +304,7 @@ async fn create(state: &AppState, board: &Board, period: &Ended) -> Result<(), L
 /// Claimable: pending, due, and unclaimed or claimed too long ago.
 fn claimable(now: DateTime<Utc>) -> Condition {
     Condition::all()
-        .add(deliveries::Column::Status.eq(PENDING))
+        .add(deliveries::Column::Status.eq(DeliveryStatus::Pending.as_str()))
         .add(deliveries::Column::NextAttemptAt.lte(now))
         .add(
             Condition::any()
@@ -395,7 +378,10 @@ async fn send(state: &AppState, row: deliveries::Model) -> Result<bool, Leaderbo
     match outcome {
         Ok(()) => {
             update = update
-                .col_expr(deliveries::Column::Status, Expr::value(DELIVERED))
+                .col_expr(
+                    deliveries::Column::Status,
+                    Expr::value(DeliveryStatus::Delivered.as_str()),
+                )
                 .col_expr(deliveries::Column::DeliveredAt, Expr::value(now));
         }
         Err(error) => {
@@ -405,7 +391,14 @@ async fn send(state: &AppState, row: deliveries::Model) -> Result<bool, Leaderbo
                 .col_expr(deliveries::Column::LastError, Expr::value(error))
                 .col_expr(
                     deliveries::Column::Status,
-                    Expr::value(if gave_up { FAILED } else { PENDING }),
+                    Expr::value(
+                        if gave_up {
+                            DeliveryStatus::Failed
+                        } else {
+                            DeliveryStatus::Pending
+                        }
+                        .as_str(),
+                    ),
                 )
                 .col_expr(
                     deliveries::Column::NextAttemptAt,

@@ -2,6 +2,7 @@
 //! of a board's results webhook deliveries (see `results.rs`).
 use super::{
     boards::{self, BoardName},
+    error::LeaderboardError,
     results,
 };
 use crate::{
@@ -9,6 +10,7 @@ use crate::{
     games::{require_role, Role},
     http::{schema::Timestamp, ApiTags},
     state::AppState,
+    words::{ResultsDeliveryStatus, ResultsReason},
 };
 use poem_openapi::{param::Path, payload::Json, Object, OpenApi};
 use uuid::Uuid;
@@ -27,9 +29,9 @@ pub struct ResultDelivery {
     /// The key of the period whose results it carries.
     pub period: String,
     /// `period_end`, `manual_reset` or `tournament_end`.
-    pub reason: String,
+    pub reason: ResultsReason,
     /// `pending` (to be sent or retried), `delivered` or `failed` (given up after 10 attempts).
-    pub status: String,
+    pub status: ResultsDeliveryStatus,
     pub attempts: u32,
     /// Why the last failed attempt failed (never the receiver's response body).
     #[oai(nullable)]
@@ -67,22 +69,23 @@ impl LeaderboardResultsApi {
         let name = BoardName::parse(&board_name.0)?;
         let board = boards::get(&self.state, game_id.0, &name).await?;
         let rows = results::history(&self.state, &board, HISTORY_LIMIT).await?;
-        Ok(Json(ResultDeliveries {
-            deliveries: rows
-                .into_iter()
-                .map(|row| ResultDelivery {
-                    id: row.id,
-                    next_attempt_at: (row.status == results::PENDING)
-                        .then(|| Timestamp::from(row.next_attempt_at)),
-                    period: row.period,
-                    reason: row.reason,
-                    status: row.status,
-                    attempts: row.attempts.max(0) as u32,
-                    last_error: row.last_error,
-                    delivered_at: row.delivered_at.map(Timestamp::from),
-                    created_at: Timestamp::from(row.created_at),
-                })
-                .collect(),
-        }))
+        let mut deliveries = Vec::with_capacity(rows.len());
+        for row in rows {
+            let status =
+                ResultsDeliveryStatus::stored(&row.status).map_err(LeaderboardError::from)?;
+            deliveries.push(ResultDelivery {
+                id: row.id,
+                period: row.period,
+                reason: ResultsReason::stored(&row.reason).map_err(LeaderboardError::from)?,
+                status,
+                attempts: row.attempts.max(0) as u32,
+                last_error: row.last_error,
+                next_attempt_at: (status == ResultsDeliveryStatus::Pending)
+                    .then(|| Timestamp::from(row.next_attempt_at)),
+                delivered_at: row.delivered_at.map(Timestamp::from),
+                created_at: Timestamp::from(row.created_at),
+            });
+        }
+        Ok(Json(ResultDeliveries { deliveries }))
     }
 }
