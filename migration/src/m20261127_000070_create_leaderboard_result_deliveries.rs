@@ -38,8 +38,9 @@ impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         // One column per statement: SQLite adds only one at a time.
         for column in [
+            // Text: a URL of 2,048 characters may grow when normalised (percent-encoding).
             ColumnDef::new(Leaderboards::ResultsWebhook)
-                .string_len(2048)
+                .text()
                 .null()
                 .to_owned(),
             ColumnDef::new(Leaderboards::ResultsWebhookSetAt)
