@@ -196,7 +196,8 @@ pub struct Settings {
     #[arg(long, env = "PLAYTRACE_PUBLIC_URL")]
     pub public_url: Option<String>,
 
-    /// Allow alert webhooks to loopback, private, link-local and metadata addresses.
+    /// Allow alert and leaderboard results webhooks to loopback, private, link-local and
+    /// metadata addresses.
     #[arg(
         long,
         env = "PLAYTRACE_ALLOW_PRIVATE_WEBHOOKS",

@@ -328,6 +328,22 @@ word_set!(
     refused: "state must be upcoming, live or ended"
 );
 word_set!(
+    /// Why a board's results were sent to its results webhook: its period reached its end, an
+    /// editor reset it by hand, or its tournament ended.
+    ResultsReason {
+        PeriodEnd = "period_end",
+        ManualReset = "manual_reset",
+        TournamentEnd = "tournament_end",
+    }
+    refused: "reason must be period_end, manual_reset or tournament_end"
+);
+word_set!(
+    /// Where a results webhook delivery stands: `pending` (to send or retry), `delivered`, or
+    /// `failed` (given up).
+    ResultsDeliveryStatus { Pending = "pending", Delivered = "delivered", Failed = "failed" }
+    refused: "status must be pending, delivered or failed"
+);
+word_set!(
     /// Which entries a moderation listing shows: one `EntryStatus`, or `all`.
     EntryFilter { Ok = "ok", Suspicious = "suspicious", All = "all" }
     refused: "status must be ok, suspicious or all"

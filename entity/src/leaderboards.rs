@@ -35,6 +35,10 @@ pub struct Model {
     pub max_players: Option<i32>,
     /// Tournament: only players who joined may submit scores.
     pub join_required: bool,
+    /// Where each finished period's final standings are POSTed; `None`: nowhere.
+    pub results_webhook: Option<String>,
+    /// When `results_webhook` was set (from none): periods that ended before are not delivered.
+    pub results_webhook_set_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -16,6 +16,7 @@ pub mod games;
 pub mod leaderboard_bans;
 pub mod leaderboard_entries;
 pub mod leaderboard_periods;
+pub mod leaderboard_result_deliveries;
 pub mod leaderboard_tournament_players;
 pub mod leaderboards;
 pub mod password_reset_tokens;

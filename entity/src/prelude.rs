@@ -13,6 +13,7 @@ pub use super::games::Entity as Games;
 pub use super::leaderboard_bans::Entity as LeaderboardBans;
 pub use super::leaderboard_entries::Entity as LeaderboardEntries;
 pub use super::leaderboard_periods::Entity as LeaderboardPeriods;
+pub use super::leaderboard_result_deliveries::Entity as LeaderboardResultDeliveries;
 pub use super::leaderboard_tournament_players::Entity as LeaderboardTournamentPlayers;
 pub use super::leaderboards::Entity as Leaderboards;
 pub use super::password_reset_tokens::Entity as PasswordResetTokens;

@@ -28,6 +28,7 @@ mod m20261127_000032_add_leaderboard_reset_at;
 mod m20261127_000040_create_analytics_progression_economy;
 mod m20261127_000055_add_game_currency;
 mod m20261127_000060_add_leaderboard_tournaments;
+mod m20261127_000070_create_leaderboard_result_deliveries;
 
 pub struct Migrator;
 
@@ -62,6 +63,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000040_create_analytics_progression_economy::Migration),
             Box::new(m20261127_000055_add_game_currency::Migration),
             Box::new(m20261127_000060_add_leaderboard_tournaments::Migration),
+            Box::new(m20261127_000070_create_leaderboard_result_deliveries::Migration),
         ]
     }
 }

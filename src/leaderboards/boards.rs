@@ -297,6 +297,8 @@ pub struct Settings {
     pub min_score: Option<f64>,
     pub max_score: Option<f64>,
     pub tournament: TournamentSettings,
+    /// Where finished periods' standings are POSTed (checked by `results::parse_webhook`).
+    pub results_webhook: Option<String>,
 }
 
 impl Default for Settings {
@@ -309,6 +311,7 @@ impl Default for Settings {
             min_score: None,
             max_score: None,
             tournament: TournamentSettings::default(),
+            results_webhook: None,
         }
     }
 }
@@ -350,6 +353,7 @@ impl Settings {
             min_score: board.model.min_score,
             max_score: board.model.max_score,
             tournament: TournamentSettings::of(&board.model),
+            results_webhook: board.model.results_webhook.clone(),
         }
     }
 }
@@ -380,6 +384,8 @@ fn new_model(
         ends_at: settings.tournament.ends_at,
         max_players: settings.tournament.max_players.map(|limit| limit as i32),
         join_required: settings.tournament.join_required,
+        results_webhook: settings.results_webhook.clone(),
+        results_webhook_set_at: settings.results_webhook.as_ref().map(|_| now),
     }
 }
 
@@ -537,6 +543,7 @@ pub struct Change {
     pub ends_at: Option<Option<DateTime<Utc>>>,
     pub max_players: Option<Option<u32>>,
     pub join_required: Option<bool>,
+    pub results_webhook: Option<Option<String>>,
 }
 
 /// Changes a board. The order may change only while the board has no entries at all: stored
@@ -595,8 +602,18 @@ pub async fn update(
     if let Some(required) = change.join_required {
         settings.tournament.join_required = required;
     }
+    if let Some(webhook) = change.results_webhook {
+        settings.results_webhook = webhook;
+    }
     settings.validate()?;
     let now = state.now();
+    // A webhook set where there was none counts from now; a changed URL keeps its start, so
+    // no period falls between the two.
+    let results_webhook_set_at = match (&board.model.results_webhook, &settings.results_webhook) {
+        (_, None) => None,
+        (None, Some(_)) => Some(now),
+        (Some(_), Some(_)) => board.model.results_webhook_set_at.or(Some(now)),
+    };
     let updated = leaderboards::ActiveModel {
         id: Set(board.id()),
         score_order: Set(settings.order.as_str().to_string()),
@@ -609,6 +626,8 @@ pub async fn update(
         ends_at: Set(settings.tournament.ends_at),
         max_players: Set(settings.tournament.max_players.map(|limit| limit as i32)),
         join_required: Set(settings.tournament.join_required),
+        results_webhook: Set(settings.results_webhook.clone()),
+        results_webhook_set_at: Set(results_webhook_set_at),
         updated_at: Set(now),
         // Changed in the dashboard, the board is defined there: no longer one of the boards
         // scores made (so it leaves the game's count of those).
@@ -641,6 +660,10 @@ pub async fn delete(
         .await?;
     entity::leaderboard_periods::Entity::delete_many()
         .filter(entity::leaderboard_periods::Column::BoardId.eq(board.id()))
+        .exec(&state.db)
+        .await?;
+    entity::leaderboard_result_deliveries::Entity::delete_many()
+        .filter(entity::leaderboard_result_deliveries::Column::BoardId.eq(board.id()))
         .exec(&state.db)
         .await?;
     entity::leaderboard_tournament_players::Entity::delete_many()

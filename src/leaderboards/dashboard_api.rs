@@ -5,6 +5,7 @@ use super::{
     error::LeaderboardError,
     game_api::{paging, submitted_view, SubmittedEntry, TournamentView},
     moderation::{self, ListingQuery, StatusFilter},
+    results,
     score::Score,
     tournament::{self, parse_max_players, TournamentSettings},
 };
@@ -67,6 +68,10 @@ pub struct CreateLeaderboard {
     /// Tournament: only players who joined may submit scores (default false).
     #[oai(nullable)]
     pub join_required: Option<bool>,
+    /// An http(s) URL the final standings of each period that ends are POSTed to (see
+    /// "Results webhook" in the leaderboards docs); must reach a public address.
+    #[oai(nullable)]
+    pub results_webhook: Option<String>,
 }
 
 #[derive(Object)]
@@ -103,6 +108,9 @@ pub struct UpdateLeaderboard {
     /// Tournament: only players who joined may submit scores.
     #[oai(nullable)]
     pub join_required: Option<bool>,
+    /// Results webhook URL; null or "" clears it.
+    #[oai(nullable)]
+    pub results_webhook: MaybeUndefined<String>,
 }
 
 #[derive(Object)]
@@ -130,6 +138,9 @@ pub struct LeaderboardDefinition {
     /// board.
     #[oai(nullable)]
     pub tournament: Option<TournamentView>,
+    /// Where the final standings of each period that ends are POSTed; null: nowhere.
+    #[oai(nullable)]
+    pub results_webhook: Option<String>,
     /// True for a board a first score created and the dashboard has not changed since: those
     /// count against the game's `score_board_limit`.
     pub created_by_score: bool,
@@ -255,6 +266,7 @@ fn definition_view(
         period_start: board.schedule(now).period_start.map(Timestamp::from),
         resets_at: board.schedule(now).resets_at.map(Timestamp::from),
         tournament,
+        results_webhook: board.model.results_webhook.clone(),
         created_by_score: board.model.created_by_score,
         created_at: Timestamp::from(board.model.created_at),
         updated_at: Timestamp::from(board.model.updated_at),
@@ -338,6 +350,10 @@ impl LeaderboardAdminApi {
                     .transpose()?,
                 max_players: body.max_players.map(parse_max_players).transpose()?,
                 join_required: body.join_required.unwrap_or(false),
+            },
+            results_webhook: match body.results_webhook.as_deref() {
+                Some(raw) => results::parse_webhook(raw, self.allow_private()).await?,
+                None => None,
             },
         };
         let board = boards::create(&self.state, game_id.0, &name, settings).await?;
@@ -440,6 +456,13 @@ impl LeaderboardAdminApi {
             ends_at: maybe(body.ends_at, |raw| parse_instant_of("ends_at", &raw))?,
             max_players: maybe(body.max_players, parse_max_players)?,
             join_required: body.join_required,
+            results_webhook: match body.results_webhook {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(raw) => {
+                    Some(results::parse_webhook(&raw, self.allow_private()).await?)
+                }
+            },
         };
         let board = boards::update(
             &self.state,
@@ -698,6 +721,11 @@ impl LeaderboardAdminApi {
 }
 
 impl LeaderboardAdminApi {
+    /// Whether webhooks may reach private addresses (`--allow-private-webhooks`).
+    fn allow_private(&self) -> bool {
+        self.state.settings.allow_private_webhooks
+    }
+
     /// The board a route names, once the caller is known to hold `role` on its game.
     async fn board(
         &self,

@@ -194,6 +194,16 @@ pub async fn post_json(
     body: &Value,
     allow_private: bool,
 ) -> Result<(), WebhookError> {
+    post_json_with(raw_url, body, &[], allow_private).await
+}
+
+/// Like `post_json`, with extra request headers (e.g. an `Idempotency-Key`).
+pub async fn post_json_with(
+    raw_url: &str,
+    body: &Value,
+    headers: &[(&str, &str)],
+    allow_private: bool,
+) -> Result<(), WebhookError> {
     let url = parse_url(raw_url)?;
     let target = check(&url, allow_private, TIMEOUT).await?;
     let mut builder = reqwest::Client::builder()
@@ -207,18 +217,17 @@ pub async fn post_json(
     }
     let client = builder.build().map_err(|_| WebhookError::Connect)?;
     for attempt in 1..=MAX_ATTEMPTS {
-        let response = client
-            .post(target.url.clone())
-            .json(body)
-            .send()
-            .await
-            .map_err(|e| {
-                if e.is_timeout() {
-                    WebhookError::Timeout
-                } else {
-                    WebhookError::Connect
-                }
-            })?;
+        let mut request = client.post(target.url.clone()).json(body);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.map_err(|e| {
+            if e.is_timeout() {
+                WebhookError::Timeout
+            } else {
+                WebhookError::Connect
+            }
+        })?;
         let status = response.status();
         if status.is_success() {
             return Ok(());

@@ -39,6 +39,12 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
     )
     .await?;
     jobs.every(
+        leaderboards::results::DELIVER_EVERY,
+        "delivering leaderboard results failed",
+        |state| async move { leaderboards::deliver_results(&state).await },
+    )
+    .await?;
+    jobs.every(
         Duration::from_secs(state.settings.alert_interval_secs.max(1)),
         "alert evaluation pass failed",
         |state| async move { alerts::evaluate::run_all(&state).await },

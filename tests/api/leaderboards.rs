@@ -8,6 +8,7 @@ mod moderation;
 mod nodes;
 mod operators;
 mod periods;
+mod results;
 mod schedules;
 mod tournaments;
 
