@@ -887,6 +887,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/leaderboards/{board_name}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A board's results webhook deliveries (viewer), newest first: one per period that ended
+         *     after the webhook was set, with its status, attempts and last error.
+         */
+        get: operations["listLeaderboardResultDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/leaderboards/{board_name}/entries": {
         parameters: {
             query?: never;
@@ -1944,6 +1964,11 @@ export interface components {
             order?: components["schemas"]["ScoreOrder"] | null;
             /** @description `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default). */
             period?: components["schemas"]["ResetPeriod"] | null;
+            /**
+             * @description An http(s) URL the final standings of each period that ends are POSTed to (see
+             *     "Results webhook" in the leaderboards docs); must reach a public address.
+             */
+            results_webhook?: string | null;
             /** @description Tournament: scores are refused before this RFC 3339 instant. */
             starts_at?: string | null;
         };
@@ -2394,6 +2419,8 @@ export interface components {
              * @description When the current period ends; null when it never does.
              */
             resets_at?: string | null;
+            /** @description Where the final standings of each period that ends are POSTed; null: nowhere. */
+            results_webhook?: string | null;
             /**
              * @description The board's tournament (time window, player limit, joining); null for an ordinary
              *     board.
@@ -2849,6 +2876,42 @@ export interface components {
         };
         /** @enum {string} */
         ResetPeriod: "daily" | "weekly" | "monthly" | "all_time";
+        /** ResultDeliveries */
+        ResultDeliveries: {
+            /** @description Newest first, at most 100. */
+            deliveries: components["schemas"]["ResultDelivery"][];
+        };
+        /** ResultDelivery */
+        ResultDelivery: {
+            /** Format: uint32 */
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at?: string | null;
+            /**
+             * Format: uuid
+             * @description Also the `Idempotency-Key` header of every attempt.
+             */
+            id: string;
+            /** @description Why the last failed attempt failed (never the receiver's response body). */
+            last_error?: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once delivered or failed.
+             */
+            next_attempt_at?: string | null;
+            /** @description The key of the period whose results it carries. */
+            period: string;
+            /** @description `period_end`, `manual_reset` or `tournament_end`. */
+            reason: components["schemas"]["ResultsReason"];
+            /** @description `pending` (to be sent or retried), `delivered` or `failed` (given up after 10 attempts). */
+            status: components["schemas"]["ResultsDeliveryStatus"];
+        };
+        /** @enum {string} */
+        ResultsDeliveryStatus: "pending" | "delivered" | "failed";
+        /** @enum {string} */
+        ResultsReason: "period_end" | "manual_reset" | "tournament_end";
         /**
          * RetentionCohort
          * @description One row of the grid: the users first seen on a day and how many came back.
@@ -3430,6 +3493,8 @@ export interface components {
             order?: components["schemas"]["ScoreOrder"] | null;
             /** @description Takes effect at once: the current period changes, the old one is archived. */
             period?: components["schemas"]["ResetPeriod"] | null;
+            /** @description Results webhook URL; null or "" clears it. */
+            results_webhook?: string | null;
             /** @description Tournament start (RFC 3339); null clears it. */
             starts_at?: string | null;
         };
@@ -9182,6 +9247,91 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["BanList"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLeaderboardResultDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                board_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ResultDeliveries"];
                 };
             };
             /** @description The request is malformed: `error` says what, `field` names the field at fault. */
