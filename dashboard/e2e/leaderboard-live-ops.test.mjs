@@ -1,10 +1,32 @@
 // A board's live-ops settings in the dashboard: defined with "Add up", daily; the facts name
 // the operator, when the period began and the next reset; "Reset now" archives the standings
 // and starts an empty period, which the game's own read shows too. A tournament defined in the
-// form: its state, window, players and joining, and the limit lifted by an edit.
+// form: its state, window, players and joining, and the limit lifted by an edit. A results
+// webhook: a reset sends the final standings to a real local receiver, and the Results tab
+// shows the delivery.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, newAccount, newGame, screenshot, setup, signedInPage } from './harness.mjs';
+import { createServer } from 'node:http';
+import { call, newAccount, newGame, screenshot, setup, signedInPage, sleep } from './harness.mjs';
+
+/** A game server's results endpoint on a free port: each POST's headers and JSON body. */
+async function startReceiver() {
+  const received = [];
+  const server = createServer((request, response) => {
+    let raw = '';
+    request.on('data', (chunk) => (raw += chunk));
+    request.on('end', () => {
+      received.push({ headers: request.headers, body: JSON.parse(raw) });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hooks/results`,
+    received,
+    close: () => new Promise((ok) => server.close(ok)),
+  };
+}
 
 /** The definition's facts as { term: description }. */
 function facts(page) {
@@ -144,6 +166,54 @@ describe('leaderboard operators, resets and tournaments', () => {
     const joined = await call(env.server, 'POST', '/v1/leaderboards/cup/join', { key, body: { player_id: 'cy' } });
     assert.equal(joined.players, 3);
     await page.context().close();
+  });
+
+  it("sends a reset board's final standings to its results webhook and lists the delivery", async () => {
+    const receiver = await startReceiver();
+    const owner = await newAccount(env.server);
+    const { gameId, key } = await newGame(env.server, owner, 'Reward Run');
+    const page = await signedInPage(env.browser, env.server, owner);
+    await page.goto(`/games/${gameId}/leaderboards`);
+    await page.getByRole('button', { name: 'New leaderboard' }).click();
+    const form = page.getByRole('region', { name: 'New leaderboard' });
+    await form.getByLabel('Board name').fill('weekly-cup');
+    await form.getByRole('combobox', { name: /^Period/ }).selectOption('weekly');
+    await form.getByLabel('Results webhook (optional)').fill(receiver.url);
+    await form.getByRole('button', { name: 'Create leaderboard' }).click();
+    await page.getByText('Leaderboard created.').waitFor();
+    await page.getByRole('link', { name: 'Results' }).click();
+    await page.getByText('No deliveries yet').waitFor();
+
+    for (const [player, score] of [['ann', 40], ['ben', 55]]) {
+      await call(env.server, 'POST', '/v1/leaderboards/weekly-cup/entries', { key, body: { player_id: player, score } });
+    }
+    await page.getByRole('button', { name: 'Reset now' }).click();
+    await page.getByRole('dialog', { name: 'Reset the leaderboard weekly-cup now?' }).getByRole('button', { name: 'Reset leaderboard' }).click();
+    await page.getByText(/Leaderboard reset/).waitFor();
+
+    // The worker's pass (every 10 s) sends it.
+    for (let i = 0; i < 300 && receiver.received.length === 0; i++) await sleep(100);
+    assert.equal(receiver.received.length, 1, 'one delivery');
+    const [{ headers, body }] = receiver.received;
+    assert.equal(body.board_name, 'weekly-cup');
+    assert.equal(body.reason, 'manual_reset');
+    assert.deepEqual(
+      body.entries.map((e) => [e.rank, e.player_id, e.score]),
+      [
+        [1, 'ben', 55],
+        [2, 'ann', 40],
+      ],
+    );
+    await page.reload();
+    const table = page.getByRole('table', { name: 'Results deliveries' });
+    await table.getByText('Delivered', { exact: true }).waitFor();
+    const row = await table.locator('tbody tr').first().innerText();
+    assert.match(row, /Reset by hand/);
+    const [delivery] = (await call(env.server, 'GET', `/v1/games/${gameId}/leaderboards/weekly-cup/deliveries`, { token: owner.token })).deliveries;
+    assert.equal(headers['idempotency-key'], delivery.id);
+    await screenshot(page, 'leaderboards-results');
+    await page.context().close();
+    await receiver.close();
   });
 
   it('shows a viewer the operator and schedule without the reset', async () => {

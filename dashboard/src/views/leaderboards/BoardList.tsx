@@ -43,6 +43,7 @@ export function BoardList() {
     if (values.ends_at) body.ends_at = values.ends_at;
     if (values.max_players !== null) body.max_players = values.max_players;
     if (values.join_required) body.join_required = true;
+    if (values.results_webhook) body.results_webhook = values.results_webhook;
     const board = await create.run(() => unwrap(api.POST('/v1/games/{game_id}/leaderboards', { params: { path: { game_id: gameId } }, body })));
     if (board) navigate(boardPath(gameId, board.board_name), { state: { created: true } });
   }

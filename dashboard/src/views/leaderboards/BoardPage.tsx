@@ -1,5 +1,5 @@
-// One leaderboard: its definition (edit, reset now, delete) and three tabs: the standings, the scores held
-// for review, and the banned players.
+// One leaderboard: its definition (edit, reset now, delete) and four tabs: the standings, the
+// scores held for review, the banned players, and the results sent to its webhook.
 import { useEffect, useState } from 'react';
 import { Link, NavLink, Route, Routes, useLocation, useNavigate, useParams } from 'react-router';
 import { api, ApiError, unwrap, type Schemas } from '../../api/client';
@@ -12,6 +12,7 @@ import { Bans } from './Bans';
 import { loadBans, loadEntries } from './boardApi';
 import { DefinitionForm, type DefinitionValues } from './DefinitionForm';
 import { Moderation } from './Moderation';
+import { Results } from './Results';
 import { Standings } from './Standings';
 import { boardPath, boundsText, operatorLabel, OPERATORS, orderLabel, PERIODS, periodKeyLabel, periodLabel, type Board } from './shared';
 
@@ -110,6 +111,7 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
     if (!sameInstant(values.ends_at, tournament?.ends_at ?? null)) body.ends_at = values.ends_at;
     if (values.max_players !== (tournament?.max_players ?? null)) body.max_players = values.max_players;
     if (values.join_required !== (tournament?.join_required ?? false)) body.join_required = values.join_required;
+    if (values.results_webhook !== (board.results_webhook ?? null)) body.results_webhook = values.results_webhook;
     if (Object.keys(body).length === 0) {
       setEditing(false);
       return;
@@ -285,11 +287,13 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
             </span>
           )}
         </NavLink>
+        <NavLink to={`${base}/results`}>Results</NavLink>
       </nav>
       <Routes>
         <Route index element={<Standings gameId={gameId} board={board} canEdit={canEdit} version={version} onChanged={changed} />} />
         <Route path="moderation" element={<Moderation gameId={gameId} board={board} canEdit={canEdit} version={version} onChanged={changed} />} />
         <Route path="bans" element={<Bans gameId={gameId} board={board} canEdit={canEdit} version={version} onChanged={changed} />} />
+        <Route path="results" element={<Results gameId={gameId} board={board} canEdit={canEdit} version={version} onChanged={changed} />} />
         <Route path="*" element={<NotFound />} />
       </Routes>
     </>

@@ -21,6 +21,8 @@ export interface DefinitionValues {
   ends_at: string | null;
   max_players: number | null;
   join_required: boolean;
+  /** Where the final standings go when a period or tournament ends; null: nowhere. */
+  results_webhook: string | null;
 }
 
 function scoreText(value: number | null | undefined): string {
@@ -55,6 +57,7 @@ export function DefinitionForm({
   const [endsAt, setEndsAt] = useState(toUtcInput(tournament?.ends_at));
   const [maxPlayers, setMaxPlayers] = useState(tournament?.max_players == null ? '' : String(tournament.max_players));
   const [joinRequired, setJoinRequired] = useState(tournament?.join_required ?? false);
+  const [webhook, setWebhook] = useState(board?.results_webhook ?? '');
   const [problem, setProblem] = useState<string | null>(null);
 
   async function submit(e: FormEvent) {
@@ -91,6 +94,7 @@ export function DefinitionForm({
       ends_at: endsAt ? fromUtcInput(endsAt) : null,
       max_players: limit,
       join_required: joinRequired,
+      results_webhook: webhook.trim() || null,
     });
   }
 
@@ -183,6 +187,12 @@ export function DefinitionForm({
           scores
         </label>
       </fieldset>
+      <Field
+        label="Results webhook (optional)"
+        hint="When a period or the tournament ends, its final standings are POSTed here once (retried until your server answers 2xx), to grant rewards."
+      >
+        <input type="url" value={webhook} onChange={(e) => setWebhook(e.target.value)} placeholder="https://game.example.com/hooks/leaderboard-results" autoComplete="off" spellCheck={false} />
+      </Field>
       <ErrorMessage error={problem ?? error} />
       <div className="row-actions">
         <SubmitButton busy={busy}>{submitLabel}</SubmitButton>

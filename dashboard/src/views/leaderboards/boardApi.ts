@@ -53,3 +53,7 @@ export function approveEntry(ref: BoardRef, playerId: string, period: string) {
     }),
   );
 }
+
+export function loadDeliveries(ref: BoardRef) {
+  return unwrap(api.GET('/v1/games/{game_id}/leaderboards/{board_name}/deliveries', { params: { path: path(ref) } }));
+}
