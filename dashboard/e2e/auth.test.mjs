@@ -13,6 +13,9 @@ describe('accounts', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await screenshot(page, 'sign-in');
     await page.getByRole('link', { name: 'Create an account' }).click();
+    // The sign-in form has an E-mail field too: fill only once the new form is there (a fill
+    // that landed on the old one left the new one empty in a loaded CI run).
+    await page.getByRole('heading', { name: 'Create your account' }).waitFor();
     const email = `owner-${Date.now()}@studio.test`;
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill('short');
@@ -53,6 +56,7 @@ describe('accounts', () => {
     const page = await anonymousPage(env.browser, env.server);
     await page.goto('/sign-in');
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
     await page.getByLabel('E-mail').fill(account.email);
     await page.getByRole('button', { name: 'Send reset link' }).click();
     await page.getByText(`If an account exists for ${account.email}`).waitFor();
