@@ -8,91 +8,15 @@ mod metrics;
 mod notifications;
 mod rules;
 
+pub(crate) use crate::receiver::Receiver;
 use crate::{
     funnels::{ev, seed_events, Ev},
     helpers::{spawn_app_with, Fetch, TestApp},
     mail_sink::MailSink,
 };
 use chrono::{Duration, Utc};
-use poem::{listener::Acceptor, listener::Listener, Response as PoemResponse, Route};
 use reqwest::Method;
 use serde_json::{json, Value};
-use std::{
-    collections::VecDeque,
-    sync::{Arc, Mutex},
-};
-
-/// A local HTTP server standing in for Discord: records every body it receives and answers
-/// from a script (204 when the script is empty).
-#[derive(Clone)]
-struct Receiver {
-    url: String,
-    bodies: Arc<Mutex<Vec<Value>>>,
-    script: Arc<Mutex<VecDeque<PoemResponse>>>,
-}
-
-impl Receiver {
-    async fn start() -> Self {
-        let acceptor = poem::listener::TcpListener::bind("127.0.0.1:0")
-            .into_acceptor()
-            .await
-            .unwrap();
-        let port = acceptor.local_addr()[0].as_socket_addr().unwrap().port();
-        let receiver = Receiver {
-            url: format!("http://127.0.0.1:{port}"),
-            bodies: Arc::default(),
-            script: Arc::default(),
-        };
-        let hook = receiver.clone();
-        let route = Route::new()
-            .at(
-                "/hook",
-                poem::post(poem::endpoint::make(move |req: poem::Request| {
-                    let hook = hook.clone();
-                    async move {
-                        let text = req.into_body().into_string().await.unwrap_or_default();
-                        hook.bodies
-                            .lock()
-                            .unwrap()
-                            .push(serde_json::from_str(&text).unwrap_or(Value::String(text)));
-                        let scripted = hook.script.lock().unwrap().pop_front();
-                        scripted.unwrap_or_else(|| {
-                            PoemResponse::builder()
-                                .status(poem::http::StatusCode::NO_CONTENT)
-                                .finish()
-                        })
-                    }
-                })),
-            )
-            .at(
-                "/redirect",
-                poem::post(poem::endpoint::make_sync(|_| {
-                    PoemResponse::builder()
-                        .status(poem::http::StatusCode::FOUND)
-                        .header("location", "/hook")
-                        .finish()
-                })),
-            );
-        tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(route));
-        receiver
-    }
-
-    fn hook(&self) -> String {
-        format!("{}/hook", self.url)
-    }
-
-    fn then_answer(&self, status: u16, body: &str) {
-        let response = PoemResponse::builder()
-            .status(poem::http::StatusCode::from_u16(status).unwrap())
-            .content_type("application/json")
-            .body(body.to_string());
-        self.script.lock().unwrap().push_back(response);
-    }
-
-    fn bodies(&self) -> Vec<Value> {
-        self.bodies.lock().unwrap().clone()
-    }
-}
 
 /// An app with a real SMTP sink and private webhooks allowed (the receiver is on loopback).
 async fn alert_app() -> (TestApp, MailSink, Receiver) {

@@ -5,6 +5,7 @@ mod contract;
 mod helpers;
 mod mail_sink;
 mod pg_template;
+mod receiver;
 
 mod accounts;
 mod accounts_abuse;

@@ -3,68 +3,10 @@
 //! backoff, and keeps a history (`GET .../deliveries`).
 use super::{define, score};
 use crate::helpers::{spawn_app, spawn_app_with, Fetch, TestApp};
+use crate::receiver::Receiver;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
-use poem::{listener::Acceptor, listener::Listener, Response as PoemResponse, Route};
 use reqwest::Method;
 use serde_json::{json, Value};
-use std::{
-    collections::VecDeque,
-    sync::{Arc, Mutex},
-};
-
-/// A local HTTP receiver: records each request's JSON body and `Idempotency-Key`, answers from
-/// a script of statuses (204 once the script is empty).
-#[derive(Clone)]
-struct Receiver {
-    url: String,
-    received: Arc<Mutex<Vec<(Value, String)>>>,
-    script: Arc<Mutex<VecDeque<u16>>>,
-}
-
-impl Receiver {
-    async fn start() -> Self {
-        let acceptor = poem::listener::TcpListener::bind("127.0.0.1:0")
-            .into_acceptor()
-            .await
-            .unwrap();
-        let port = acceptor.local_addr()[0].as_socket_addr().unwrap().port();
-        let receiver = Receiver {
-            url: format!("http://127.0.0.1:{port}/results"),
-            received: Arc::default(),
-            script: Arc::default(),
-        };
-        let hook = receiver.clone();
-        let route = Route::new().at(
-            "/results",
-            poem::post(poem::endpoint::make(move |req: poem::Request| {
-                let hook = hook.clone();
-                async move {
-                    let key = req
-                        .header("idempotency-key")
-                        .unwrap_or_default()
-                        .to_string();
-                    let text = req.into_body().into_string().await.unwrap_or_default();
-                    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-                    hook.received.lock().unwrap().push((body, key));
-                    let status = hook.script.lock().unwrap().pop_front().unwrap_or(204);
-                    PoemResponse::builder()
-                        .status(poem::http::StatusCode::from_u16(status).unwrap())
-                        .finish()
-                }
-            })),
-        );
-        tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(route));
-        receiver
-    }
-
-    fn then_answer(&self, status: u16) {
-        self.script.lock().unwrap().push_back(status);
-    }
-
-    fn received(&self) -> Vec<(Value, String)> {
-        self.received.lock().unwrap().clone()
-    }
-}
 
 /// An app whose webhooks may reach the loopback receiver, and the receiver.
 async fn results_app() -> (TestApp, Receiver) {
@@ -114,11 +56,11 @@ async fn a_daily_board_delivers_its_standings_once_after_midnight() {
         &app,
         &token,
         &game_id,
-        json!({ "board_name": "daily", "period": "daily", "results_webhook": receiver.url }),
+        json!({ "board_name": "daily", "period": "daily", "results_webhook": receiver.hook() }),
     )
     .await;
     assert_eq!(status, 201, "{created}");
-    assert_eq!(created["results_webhook"], receiver.url.as_str());
+    assert_eq!(created["results_webhook"], receiver.hook().as_str());
     let today = created["current_period"].as_str().unwrap().to_string();
     let day_start = created["period_start"].as_str().unwrap().to_string();
     let day_end = created["resets_at"].as_str().unwrap().to_string();
@@ -183,11 +125,11 @@ async fn a_failed_delivery_is_retried_with_backoff_under_the_same_key() {
         &app,
         &token,
         &game_id,
-        json!({ "board_name": "flaky", "period": "daily", "results_webhook": receiver.url }),
+        json!({ "board_name": "flaky", "period": "daily", "results_webhook": receiver.hook() }),
     )
     .await;
     score(&app, &key, "flaky", "ann", 1.0).await;
-    receiver.then_answer(500);
+    receiver.then_answer(500, "{}");
     app.clock.advance(Duration::days(1));
 
     pass(&app).await;
@@ -244,7 +186,7 @@ async fn a_manual_reset_and_a_tournament_end_deliver_with_their_reasons() {
         &app,
         &token,
         &game_id,
-        json!({ "board_name": "season", "results_webhook": receiver.url }),
+        json!({ "board_name": "season", "results_webhook": receiver.hook() }),
     )
     .await;
     score(&app, &key, "season", "ann", 7.0).await;
@@ -286,7 +228,7 @@ async fn a_manual_reset_and_a_tournament_end_deliver_with_their_reasons() {
         &app,
         &token,
         &game_id,
-        json!({ "board_name": "cup", "ends_at": at(ends_at), "results_webhook": receiver.url }),
+        json!({ "board_name": "cup", "ends_at": at(ends_at), "results_webhook": receiver.hook() }),
     )
     .await;
     score(&app, &key, "cup", "cid", 3.0).await;
@@ -373,10 +315,10 @@ async fn private_urls_are_refused_unless_allowed_and_the_webhook_can_be_cleared(
         &token,
         &game_id,
         "b",
-        json!({ "results_webhook": receiver.url }),
+        json!({ "results_webhook": receiver.hook() }),
     )
     .await;
-    assert_eq!(set["results_webhook"], receiver.url.as_str());
+    assert_eq!(set["results_webhook"], receiver.hook().as_str());
     let cleared = change(
         &allowed,
         &token,
@@ -410,7 +352,7 @@ async fn only_periods_ending_after_the_webhook_was_set_are_delivered_and_only_to
         &token,
         &game_id,
         "late",
-        json!({ "results_webhook": receiver.url }),
+        json!({ "results_webhook": receiver.hook() }),
     )
     .await;
     pass(&app).await;
@@ -459,12 +401,12 @@ async fn workers_on_two_nodes_deliver_each_period_once() {
             &first,
             &token,
             &game_id,
-            json!({ "board_name": board, "period": "daily", "results_webhook": receiver.url }),
+            json!({ "board_name": board, "period": "daily", "results_webhook": receiver.hook() }),
         )
         .await;
         score(&first, &key, board, "ann", 1.0).await;
     }
-    receiver.then_answer(500);
+    receiver.then_answer(500, "{}");
     for node in [&first, &second] {
         node.clock.advance(Duration::days(1));
     }
