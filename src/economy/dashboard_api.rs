@@ -112,7 +112,7 @@ impl From<Currency> for EconomyCurrency {
     }
 }
 
-#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Alerts")]
+#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Analytics")]
 impl EconomyApi {
     /// The game's economy (any member): per currency of `resource` events, the amounts gained
     /// (`flow` `source`) and spent (`sink`) by `item_type`, and the net flow per day.

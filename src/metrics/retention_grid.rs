@@ -61,7 +61,7 @@ pub struct RetentionGrid {
     pub cohorts: Vec<RetentionCohort>,
 }
 
-#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Alerts")]
+#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Analytics")]
 impl RetentionGridApi {
     /// The retention grid (any member): for each day from `from` to `to` (UTC days
     /// `YYYY-MM-DD`, inclusive; default the 30 days up to today; at most 366), the users first

@@ -51,7 +51,7 @@ pub struct ProgressionReport {
     pub steps: Vec<ProgressionStep>,
 }
 
-#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Alerts")]
+#[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Analytics")]
 impl ProgressionApi {
     /// Progression of the game (any member): for each step (the `level1`..`level3` path of
     /// `progression` events) the starts, completes and fails in the range, the fail rate and
