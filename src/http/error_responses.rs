@@ -118,10 +118,10 @@ fn response(status: u16) -> Value {
     let description = match status {
         400 => "The request is malformed: `error` says what, `field` names the field at fault.",
         401 => "Missing, invalid or expired credentials.",
-        403 => "Not allowed for these credentials (`code` on a locked or pending account).",
+        403 => "Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined).",
         404 => "Not found (or not visible to these credentials).",
         408 => "The body did not arrive within the node's body timeout; the connection is closed.",
-        409 => "Conflicts with what is stored (`version` on a save conflict).",
+        409 => "Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal).",
         413 => "The body is too large (`limit`, and `received` when it was read).",
         415 => "The body must be JSON, sent uncompressed (no `Content-Encoding`).",
         429 => "Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`).",
@@ -149,7 +149,10 @@ fn error_schema() -> Value {
         "properties": {
             "error": { "type": "string", "description": "What went wrong, for a person to read." },
             "field": { "type": "string", "description": "The body field, or the path or query parameter, at fault (400)." },
-            "code": { "type": "string", "description": "`ACCOUNT_LOCKED` or `ACCOUNT_PENDING` (403 on sign-in)." },
+            "code": {
+                "type": "string",
+                "description": "Why, for a program to branch on: `ACCOUNT_LOCKED` or `ACCOUNT_PENDING` (403 on sign-in); a tournament's refusal of a join or a score: `TOURNAMENT_NOT_STARTED`, `TOURNAMENT_ENDED`, `TOURNAMENT_FULL`, `NOT_A_TOURNAMENT` (409) or `TOURNAMENT_JOIN_REQUIRED` (403)."
+            },
             "index": { "type": "integer", "description": "Position of the bad event in a `/v1/track` batch (400)." },
             "violations": {
                 "type": "array",

@@ -55,6 +55,11 @@ impl From<crate::player_id::InvalidPlayerId> for LeaderboardError {
     }
 }
 
+/// A tournament's refusal of a join or a score: its status, its text and its `code`.
+fn refusal(status: u16, error: LeaderboardError, code: &str) -> crate::error::ApiError {
+    crate::error::ApiError::with_status(status, error.to_string()).with("code", code)
+}
+
 impl LeaderboardError {
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::Invalid(message.into())
@@ -63,12 +68,17 @@ impl LeaderboardError {
 
 crate::error::answers!(LeaderboardError as error {
     400: Invalid(_),
-    403: Banned | JoinFirst,
+    403: Banned,
     404: NoSuchBoard | NoSuchEntry(_) | NotDefined,
-    409: BoardExists | OrderLocked | OperatorLocked | ScoreBoardLimit(_) | SettingsDiffer(_)
-        | NotStarted(_) | Ended(_) | Full(_) | NotATournament,
+    409: BoardExists | OrderLocked | OperatorLocked | ScoreBoardLimit(_) | SettingsDiffer(_),
     passes: Stored | Cold | Hot,
     other {
+        // Tournament refusals carry a `code` a client can branch on without reading the text.
+        JoinFirst => refusal(403, error, "TOURNAMENT_JOIN_REQUIRED"),
+        NotStarted(_) => refusal(409, error, "TOURNAMENT_NOT_STARTED"),
+        Ended(_) => refusal(409, error, "TOURNAMENT_ENDED"),
+        Full(_) => refusal(409, error, "TOURNAMENT_FULL"),
+        NotATournament => refusal(409, error, "NOT_A_TOURNAMENT"),
         RebuildFailed => {
             tracing::error!("leaderboard rebuild did not stick");
             ApiError::unavailable("Storage temporarily unavailable, retry later")

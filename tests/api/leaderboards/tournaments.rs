@@ -31,6 +31,11 @@ async fn try_score(app: &TestApp, key: &str, board: &str, player: &str) -> (u16,
     .await
 }
 
+/// The machine-readable reason of a refusal (`code`), beside its text.
+fn code(body: &Value) -> &str {
+    body["code"].as_str().unwrap_or("(no code)")
+}
+
 async fn change(
     app: &TestApp,
     token: &str,
@@ -76,6 +81,7 @@ async fn a_tournament_is_upcoming_then_live_then_ended_as_the_clock_moves() {
         message.starts_with("the tournament has not started") && message.contains(&at(starts_at)),
         "{message}"
     );
+    assert_eq!(code(&refused), "TOURNAMENT_NOT_STARTED");
     let (_, page) = board_page(&app, &key, "cup").await;
     assert_eq!(page["tournament"]["state"], "upcoming", "{page}");
     assert_eq!(page["total"], 0);
@@ -103,6 +109,7 @@ async fn a_tournament_is_upcoming_then_live_then_ended_as_the_clock_moves() {
         message.starts_with("the tournament has ended") && message.contains(&at(ends_at)),
         "{message}"
     );
+    assert_eq!(code(&refused), "TOURNAMENT_ENDED");
     let (status, _) = try_score(&app, &key, "cup", "ann").await;
     assert_eq!(
         status, 409,
@@ -123,6 +130,7 @@ async fn a_tournament_is_upcoming_then_live_then_ended_as_the_clock_moves() {
     );
     let (status, late) = join(&app, &key, "cup", "cat").await;
     assert_eq!(status, 409, "no joining after the end: {late}");
+    assert_eq!(code(&late), "TOURNAMENT_ENDED");
     let (_, definition) = app
         .dashboard_call(
             Method::GET,
@@ -146,8 +154,14 @@ async fn ordinary_boards_read_with_a_null_tournament() {
     assert!(standing["tournament"].is_null(), "{standing}");
     let (status, body) = join(&app, &key, "plain", "ann").await;
     assert_eq!(status, 409, "nothing to join on an ordinary board: {body}");
+    assert_eq!(code(&body), "NOT_A_TOURNAMENT");
     let (status, body) = join(&app, &key, "nowhere", "ann").await;
     assert_eq!(status, 404, "{body}");
+    assert_eq!(
+        body.get("code"),
+        None,
+        "an unknown board is no tournament refusal"
+    );
 }
 
 #[tokio::test]
@@ -173,6 +187,7 @@ async fn a_board_that_requires_joining_refuses_scores_until_the_player_joins() {
             .starts_with("join the tournament first"),
         "{refused}"
     );
+    assert_eq!(code(&refused), "TOURNAMENT_JOIN_REQUIRED");
     let (status, joined) = join(&app, &key, "league", "ann").await;
     assert_eq!(status, 200, "{joined}");
     assert_eq!(
@@ -187,8 +202,9 @@ async fn a_board_that_requires_joining_refuses_scores_until_the_player_joins() {
     );
     let answer = score(&app, &key, "league", "ann", 7.0).await;
     assert_eq!(answer["rank"], 1);
-    let (status, _) = try_score(&app, &key, "league", "bob").await;
+    let (status, refused) = try_score(&app, &key, "league", "bob").await;
     assert_eq!(status, 403, "bob has not joined");
+    assert_eq!(code(&refused), "TOURNAMENT_JOIN_REQUIRED");
 
     // Joining opens before the start: sign-up ahead of the tournament.
     let starts_at = app.state.now() + Duration::days(1);
@@ -202,8 +218,9 @@ async fn a_board_that_requires_joining_refuses_scores_until_the_player_joins() {
     let (status, early) = join(&app, &key, "later", "ann").await;
     assert_eq!(status, 200, "{early}");
     assert_eq!(early["tournament"]["state"], "upcoming");
-    let (status, _) = try_score(&app, &key, "later", "ann").await;
+    let (status, refused) = try_score(&app, &key, "later", "ann").await;
     assert_eq!(status, 409, "joined, but not started");
+    assert_eq!(code(&refused), "TOURNAMENT_NOT_STARTED");
 }
 
 #[tokio::test]
@@ -228,13 +245,15 @@ async fn a_full_tournament_refuses_new_players_and_keeps_taking_scores_from_its_
             .starts_with("the tournament is full"),
         "{refused}"
     );
+    assert_eq!(code(&refused), "TOURNAMENT_FULL");
     let kept = score(&app, &key, "duel", "ann", 3.0).await;
     assert_eq!(
         (kept["rank"].clone(), kept["tournament"]["players"].clone()),
         (json!(1), json!(2))
     );
-    let (status, _) = join(&app, &key, "duel", "cat").await;
+    let (status, refused) = join(&app, &key, "duel", "cat").await;
     assert_eq!(status, 409, "joining a full tournament");
+    assert_eq!(code(&refused), "TOURNAMENT_FULL");
     let (status, _) = join(&app, &key, "duel", "bob").await;
     assert_eq!(status, 200, "a player already in may join");
 
@@ -250,6 +269,7 @@ async fn a_full_tournament_refuses_new_players_and_keeps_taking_scores_from_its_
     let (status, full) = join(&app, &key, "solo", "bob").await;
     assert_eq!(status, 409, "{full}");
     assert!(full["error"].as_str().unwrap().contains("full"), "{full}");
+    assert_eq!(code(&full), "TOURNAMENT_FULL");
 }
 
 #[tokio::test]
@@ -443,8 +463,14 @@ async fn a_banned_newcomer_takes_no_place() {
         )
         .await;
     assert_eq!(status, 200, "{banned}");
-    assert_eq!(try_score(&app, &key, "duel", "eve").await.0, 403);
-    assert_eq!(join(&app, &key, "duel", "eve").await.0, 403);
+    // A ban is the board's moderation, not a tournament refusal: no tournament code.
+    for (status, refused) in [
+        try_score(&app, &key, "duel", "eve").await,
+        join(&app, &key, "duel", "eve").await,
+    ] {
+        assert_eq!(status, 403, "{refused}");
+        assert_eq!(refused.get("code"), None, "{refused}");
+    }
     let answer = score(&app, &key, "duel", "ann", 1.0).await;
     assert_eq!(answer["tournament"]["players"], 1, "{answer}");
 }
