@@ -22,20 +22,36 @@ export class PlaytraceError extends Error {
   }
 
   /**
-   * Why a tournament refused a join or a score, read from the status and the service's message:
+   * Why a tournament refused a join or a score, read from the answer's `code`:
    * `not_started` (409), `ended` (409), `full` (409), `not_a_tournament` (409, a join of an
    * ordinary board) or `join_required` (403, a score before joining); undefined otherwise.
+   * An answer without `code` (a server from before the codes) is read from its status and text.
    */
   get tournamentRefusal(): TournamentRefusal | undefined {
-    const message = typeof this.body.error === 'string' ? this.body.error : '';
-    if (this.status === 403) return message.startsWith('join the tournament first') ? 'join_required' : undefined;
-    if (this.status !== 409) return undefined;
-    if (message.startsWith('the tournament is full')) return 'full';
-    if (message.startsWith('the tournament has ended')) return 'ended';
-    if (message.startsWith('the tournament has not started')) return 'not_started';
-    if (message.startsWith('this leaderboard is not a tournament')) return 'not_a_tournament';
-    return undefined;
+    const code = this.body.code;
+    if (typeof code === 'string') return REFUSAL_CODES.get(code);
+    return refusalFromText(this.status, typeof this.body.error === 'string' ? this.body.error : '');
   }
+}
+
+/** The service's `code` of each tournament refusal. */
+const REFUSAL_CODES = new Map<string, TournamentRefusal>([
+  ['TOURNAMENT_NOT_STARTED', 'not_started'],
+  ['TOURNAMENT_ENDED', 'ended'],
+  ['TOURNAMENT_FULL', 'full'],
+  ['NOT_A_TOURNAMENT', 'not_a_tournament'],
+  ['TOURNAMENT_JOIN_REQUIRED', 'join_required'],
+]);
+
+/** A refusal as servers before the codes said it: only its status and the start of its text. */
+function refusalFromText(status: number, message: string): TournamentRefusal | undefined {
+  if (status === 403) return message.startsWith('join the tournament first') ? 'join_required' : undefined;
+  if (status !== 409) return undefined;
+  if (message.startsWith('the tournament is full')) return 'full';
+  if (message.startsWith('the tournament has ended')) return 'ended';
+  if (message.startsWith('the tournament has not started')) return 'not_started';
+  if (message.startsWith('this leaderboard is not a tournament')) return 'not_a_tournament';
+  return undefined;
 }
 
 /** Why a tournament refused a join or a score (see `PlaytraceError.tournamentRefusal`). */

@@ -13,10 +13,14 @@ function tournament(env, gameId, board_name, settings) {
   return call(env.server, 'POST', `/v1/games/${gameId}/leaderboards`, { token: env.studio.token, body: { board_name, ...settings } });
 }
 
+/** The service's code of each refusal the SDK names. */
+const CODES = { not_started: 'TOURNAMENT_NOT_STARTED', ended: 'TOURNAMENT_ENDED', full: 'TOURNAMENT_FULL', not_a_tournament: 'NOT_A_TOURNAMENT', join_required: 'TOURNAMENT_JOIN_REQUIRED' };
+
 const refusedWith = (status, refusal, message) => (error) => {
   assert.ok(error instanceof PlaytraceError, String(error));
   assert.equal(error.status, status);
   assert.equal(error.tournamentRefusal, refusal);
+  assert.equal(error.body.code, CODES[refusal], 'read from the code the service sent');
   assert.match(error.message, message);
   return true;
 };

@@ -149,7 +149,7 @@ describe('tournaments', () => {
     let full = false;
     const service = fakeService(clock, (request) => {
       if (!request.path.endsWith('/join')) return undefined;
-      if (full) return { status: 409, body: { error: 'the tournament is full: it takes at most 2 players' } };
+      if (full) return { status: 409, body: { error: 'the tournament is full: it takes at most 2 players', code: 'TOURNAMENT_FULL' } };
       return { status: 200, body: { board_name: 'cup 1', player_id: request.body.player_id, joined: true, players: 1, tournament } };
     });
     const game = client(clock, service);
@@ -169,7 +169,19 @@ describe('tournaments', () => {
     await assert.rejects(client(clock, service, { playerId: undefined }).joinTournament('cup 1'), /joinTournament needs a player/);
   });
 
-  it('reads why a tournament refused from the status and the message', () => {
+  it('reads why a tournament refused from the code the service sends', () => {
+    const refusal = (status, code, error = 'worded differently') => new PlaytraceError(status, { error, code }).tournamentRefusal;
+    assert.equal(refusal(403, 'TOURNAMENT_JOIN_REQUIRED'), 'join_required');
+    assert.equal(refusal(409, 'TOURNAMENT_ENDED'), 'ended');
+    assert.equal(refusal(409, 'TOURNAMENT_NOT_STARTED'), 'not_started');
+    assert.equal(refusal(409, 'TOURNAMENT_FULL'), 'full');
+    assert.equal(refusal(409, 'NOT_A_TOURNAMENT'), 'not_a_tournament');
+    assert.equal(refusal(403, 'ACCOUNT_LOCKED'), undefined, 'another code is no refusal');
+    assert.equal(refusal(409, 'toString'), undefined);
+    assert.equal(refusal(409, 'SOMETHING_NEW', 'the tournament is full'), undefined, 'a code wins over the text');
+  });
+
+  it('reads an answer without a code (a server from before the codes) from the status and the message', () => {
     const refusal = (status, error) => new PlaytraceError(status, { error }).tournamentRefusal;
     assert.equal(refusal(403, 'join the tournament first: this leaderboard takes scores only from players who joined it'), 'join_required');
     assert.equal(refusal(409, 'the tournament has ended: it ended at 2026-11-28T20:00:00Z'), 'ended');
