@@ -354,7 +354,12 @@ async fn send(state: &AppState, row: deliveries::Model) -> Result<bool, Leaderbo
         .one(&state.db)
         .await?
         .and_then(|board| board.results_webhook);
-    let payload: Value = serde_json::from_str(&row.payload).unwrap_or(Value::Null);
+    // Read under the claim: a player's erasure may have rewritten it since the list was read.
+    let stored = deliveries::Entity::find_by_id(row.id)
+        .one(&state.db)
+        .await?
+        .map_or(row.payload, |claimed| claimed.payload);
+    let payload: Value = serde_json::from_str(&stored).unwrap_or(Value::Null);
     let outcome = match &url {
         None => Err("the board no longer has a results webhook".to_string()),
         Some(url) => webhook::post_json_with(

@@ -64,8 +64,9 @@ pub struct AuditPage {
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::PlayerData")]
 impl PlayerDataApi {
     /// Download everything stored about one player of the game as one JSON document (owner):
-    /// events, leaderboard entries of every period, bans, achievement unlocks, cloud saves with
-    /// their data, the presence entry and sign-in identities. Answers a player's access request
+    /// events, leaderboard entries of every period, bans, tournaments joined, the player's
+    /// place in leaderboard results deliveries, achievement unlocks, cloud saves with their
+    /// data, the presence entry and sign-in identities. Answers a player's access request
     /// (GDPR art. 15); recorded in the game's audit list.
     #[oai(
         path = "/:game_id/players/:player_id/data",
@@ -107,8 +108,10 @@ impl PlayerDataApi {
     }
 
     /// Erase everything stored about one player of the game (owner): events, leaderboard
-    /// entries of every period (and the live rankings), bans, achievement unlocks, cloud saves,
-    /// the presence entry and sign-in identities. Other players' data is untouched. Answers
+    /// entries of every period (and the live rankings), bans, tournament places, the player's
+    /// entry in stored results deliveries (the others are ranked again), achievement unlocks,
+    /// cloud saves, the presence entry and sign-in identities. Other players' data is
+    /// untouched. Answers
     /// a player's erasure request (GDPR art. 17); recorded in the game's audit list.
     #[oai(
         path = "/:game_id/players/:player_id/data",

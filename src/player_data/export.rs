@@ -69,8 +69,9 @@ impl Payload for StreamedJson {
         MetaSchemaRef::Inline(Box::new(MetaSchema {
             description: Some(
                 "The player's data: game_id, player_id, exported_at, counts, \
-                 leaderboard_entries, leaderboard_bans, achievement_unlocks, saves, presence, \
-                 player_identities and events (last, in the order they were stored).",
+                 leaderboard_entries, leaderboard_bans, tournaments, leaderboard_results, \
+                 achievement_unlocks, saves, presence, player_identities and events (last, in \
+                 the order they were stored).",
             ),
             ..MetaSchema::new("object")
         }))

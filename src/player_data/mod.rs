@@ -3,13 +3,15 @@
 //! list of both. Owners only.
 //!
 //! - `dashboard_api.rs`: the routes (`/v1/games/{game_id}/players/{player_id}/data`, `/audit`);
-//!   `export.rs`: the streamed export document; `service.rs`: every query.
+//!   `export.rs`: the streamed export document; `service.rs`: every query but those of
+//!   `leaderboard_results.rs` (the player's place in stored results webhook payloads).
 //! - Reaches into leaderboards (a board's hot handle) and presence (the feed's "cleared"
 //!   message), whose data it exports and erases.
 use crate::{state::AppState, store::hot::HotError};
 
 pub mod dashboard_api;
 pub mod export;
+pub mod leaderboard_results;
 pub mod service;
 
 /// This feature's `#[OpenApi]` structs, mounted by `api.rs`.

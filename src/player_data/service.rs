@@ -1,14 +1,15 @@
 //! Everything stored about one player of a game: gathered for an export, deleted for an erase,
 //! and the audit list of both. Reads the other features' tables directly (they are this
 //! feature's subject), and the hot store's leaderboards and presence.
-use super::PlayerDataError;
+use super::{leaderboard_results, PlayerDataError};
 use crate::{
     http::timestamp, leaderboards::boards::Board, player_id::PlayerId,
     presence::feed::cleared_message, state::AppState, store::Db,
 };
 use entity::{
-    achievement_unlocks, achievements, events, leaderboard_bans, leaderboard_entries, leaderboards,
-    player_data_audit, player_identities, saves, users,
+    achievement_unlocks, achievements, events, leaderboard_bans, leaderboard_entries,
+    leaderboard_tournament_players as tournament_players, leaderboards, player_data_audit,
+    player_identities, saves, users,
 };
 use futures_util::Stream;
 use sea_orm::{
@@ -25,11 +26,18 @@ pub const EVENT_BATCH: u64 = 1_000;
 
 /// How much of each kind was found (export) or deleted (erase).
 #[derive(Debug, Default, Clone, Serialize, Deserialize, poem_openapi::Object)]
+// Audit entries recorded before a kind existed read it as 0.
+#[serde(default)]
 pub struct PlayerDataCounts {
     pub events: u64,
     /// Leaderboard entries of every period, current and archived.
     pub leaderboard_entries: u64,
     pub leaderboard_bans: u64,
+    /// Tournaments the player takes part in (joined, or let in by a first score).
+    pub tournaments: u64,
+    /// Leaderboard results deliveries (pending, delivered or failed) whose standings name the
+    /// player; an erase takes the player out of each.
+    pub leaderboard_results: u64,
     pub achievement_unlocks: u64,
     pub saves: u64,
     /// 1 when the player had a presence entry.
@@ -88,6 +96,13 @@ pub async fn records(
         .filter(leaderboard_bans::Column::PlayerId.eq(player_id))
         .all(db)
         .await?;
+    let tournaments = tournament_players::Entity::find()
+        .filter(tournament_players::Column::GameId.eq(game_id))
+        .filter(tournament_players::Column::PlayerId.eq(player_id))
+        .order_by_asc(tournament_players::Column::JoinedAt)
+        .all(db)
+        .await?;
+    let results = leaderboard_results::export(db, game_id, player_id).await?;
     let unlocks = achievement_unlocks::Entity::find()
         .filter(achievement_unlocks::Column::GameId.eq(game_id))
         .filter(achievement_unlocks::Column::PlayerId.eq(player_id))
@@ -116,6 +131,8 @@ pub async fn records(
         events,
         leaderboard_entries: entries.len() as u64,
         leaderboard_bans: bans.len() as u64,
+        tournaments: tournaments.len() as u64,
+        leaderboard_results: results.len() as u64,
         achievement_unlocks: unlocks.len() as u64,
         saves: saves.len() as u64,
         presence: u64::from(presence.is_some()),
@@ -145,6 +162,14 @@ pub async fn records(
             .map(|ban| json!({ "board_name": board_name(&ban.board_id), "banned_at": timestamp(ban.banned_at) }))
             .collect(),
     );
+    parts.insert(
+        "tournaments".into(),
+        tournaments
+            .iter()
+            .map(|place| json!({ "board_name": board_name(&place.board_id), "joined_at": timestamp(place.joined_at) }))
+            .collect(),
+    );
+    parts.insert("leaderboard_results".into(), results.into());
     parts.insert(
         "achievement_unlocks".into(),
         unlocks
@@ -239,8 +264,9 @@ pub fn player_events(
 }
 
 /// Deletes everything stored about the player in the game: events (in batches), leaderboard
-/// entries of every period and bans, unlocks, saves and identities in one transaction, then
-/// the player's hot leaderboard entries and presence.
+/// entries of every period, tournament places and bans, unlocks, saves and identities in one
+/// transaction, then the player's place in stored results payloads, their hot leaderboard
+/// entries and presence.
 #[tracing::instrument(skip_all, fields(game_id = %game_id))]
 pub async fn erase(
     state: &AppState,
@@ -272,13 +298,12 @@ pub async fn erase(
         .exec(&txn)
         .await?
         .rows_affected;
-    // Tournament places go too (not counted apart: a place is no data about the player
-    // beyond the entries already counted).
-    entity::leaderboard_tournament_players::Entity::delete_many()
-        .filter(entity::leaderboard_tournament_players::Column::GameId.eq(game_id))
-        .filter(entity::leaderboard_tournament_players::Column::PlayerId.eq(player_id))
+    counts.tournaments = tournament_players::Entity::delete_many()
+        .filter(tournament_players::Column::GameId.eq(game_id))
+        .filter(tournament_players::Column::PlayerId.eq(player_id))
         .exec(&txn)
-        .await?;
+        .await?
+        .rows_affected;
     counts.leaderboard_bans = leaderboard_bans::Entity::delete_many()
         .filter(leaderboard_bans::Column::BoardId.is_in(board_ids))
         .filter(leaderboard_bans::Column::PlayerId.eq(player_id))
@@ -304,6 +329,8 @@ pub async fn erase(
         .await?
         .rows_affected;
     txn.commit().await?;
+    // After the entries: a period ending meanwhile makes its payload without the player.
+    counts.leaderboard_results = leaderboard_results::erase(db, game_id, player_id).await?;
 
     // The hot copies: every period the player had a stored entry in, and every board's
     // current period (a hot entry whose cold write was still queued).
@@ -410,4 +437,26 @@ pub async fn audit(
 /// The counts an audit entry stored.
 pub fn stored_counts(row: &player_data_audit::Model) -> PlayerDataCounts {
     serde_json::from_str(&row.counts).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_audit_entry_from_before_a_kind_was_counted_reads_it_as_zero() {
+        let row = player_data_audit::Model {
+            id: Uuid::nil(),
+            game_id: Uuid::nil(),
+            user_id: None,
+            user_email: String::new(),
+            action: "erase".into(),
+            player_id: "ana".into(),
+            counts: r#"{"events":2,"leaderboard_entries":1,"leaderboard_bans":0}"#.into(),
+            at: chrono::Utc::now(),
+        };
+        let counts = stored_counts(&row);
+        assert_eq!((counts.events, counts.leaderboard_entries), (2, 1));
+        assert_eq!((counts.tournaments, counts.leaderboard_results), (0, 0));
+    }
 }

@@ -1,6 +1,9 @@
 //! Player data rights: `GET`/`DELETE /v1/games/{id}/players/{player_id}/data` (export and
 //! erase everything stored about one player) and `GET /v1/games/{id}/audit` (the record of
 //! both). Each test seeds two players, so it can tell that the other one is untouched.
+//! Tournaments and leaderboard results in a player's data: `player_data/tournaments.rs`.
+mod tournaments;
+
 use crate::helpers::{spawn_app, Fetch, TestApp};
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -70,7 +73,7 @@ async fn erase(app: &TestApp, token: &str, game_id: &str, player: &str) -> (u16,
 fn counts(events: u64, stored: u64, presence: u64) -> Value {
     json!({
         "events": events, "leaderboard_entries": stored, "leaderboard_bans": 0,
-        "achievement_unlocks": stored, "saves": stored, "presence": presence,
+        "tournaments": 0, "leaderboard_results": 0, "achievement_unlocks": stored, "saves": stored, "presence": presence,
         "player_identities": 0
     })
 }
