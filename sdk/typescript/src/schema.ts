@@ -1135,8 +1135,9 @@ export interface paths {
         };
         /**
          * Download everything stored about one player of the game as one JSON document (owner):
-         *     events, leaderboard entries of every period, bans, achievement unlocks, cloud saves with
-         *     their data, the presence entry and sign-in identities. Answers a player's access request
+         *     events, leaderboard entries of every period, bans, tournaments joined, the player's
+         *     place in leaderboard results deliveries, achievement unlocks, cloud saves with their
+         *     data, the presence entry and sign-in identities. Answers a player's access request
          *     (GDPR art. 15); recorded in the game's audit list.
          */
         get: operations["exportPlayerData"];
@@ -1144,8 +1145,10 @@ export interface paths {
         post?: never;
         /**
          * Erase everything stored about one player of the game (owner): events, leaderboard
-         *     entries of every period (and the live rankings), bans, achievement unlocks, cloud saves,
-         *     the presence entry and sign-in identities. Other players' data is untouched. Answers
+         *     entries of every period (and the live rankings), bans, tournament places, the player's
+         *     entry in stored results deliveries (the others are ranked again), achievement unlocks,
+         *     cloud saves, the presence entry and sign-in identities. Other players' data is
+         *     untouched. Answers
          *     a player's erasure request (GDPR art. 17); recorded in the game's audit list.
          */
         delete: operations["erasePlayerData"];
@@ -2084,7 +2087,7 @@ export interface components {
          * @description Every non-2xx answer: `error` in plain words, and context fields where they apply.
          */
         Error: {
-            /** @description `ACCOUNT_LOCKED` or `ACCOUNT_PENDING` (403 on sign-in). */
+            /** @description Why, for a program to branch on: `ACCOUNT_LOCKED` or `ACCOUNT_PENDING` (403 on sign-in); a tournament's refusal of a join or a score: `TOURNAMENT_NOT_STARTED`, `TOURNAMENT_ENDED`, `TOURNAMENT_FULL`, `NOT_A_TOURNAMENT` (409) or `TOURNAMENT_JOIN_REQUIRED` (403). */
             code?: string;
             /** @description What went wrong, for a person to read. */
             error: string;
@@ -2635,6 +2638,12 @@ export interface components {
             leaderboard_entries: number;
             /**
              * Format: uint64
+             * @description Leaderboard results deliveries (pending, delivered or failed) whose standings name the
+             *     player; an erase takes the player out of each.
+             */
+            leaderboard_results: number;
+            /**
+             * Format: uint64
              * @description Device and custom identities that sign in as this player.
              */
             player_identities: number;
@@ -2645,6 +2654,11 @@ export interface components {
             presence: number;
             /** Format: uint64 */
             saves: number;
+            /**
+             * Format: uint64
+             * @description Tournaments the player takes part in (joined, or let in by a first score).
+             */
+            tournaments: number;
         };
         /**
          * PlayerIdentity
@@ -3634,7 +3648,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3714,7 +3728,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3830,7 +3844,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3935,7 +3949,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4041,7 +4055,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4117,7 +4131,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4193,7 +4207,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4269,7 +4283,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4344,7 +4358,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4421,7 +4435,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4524,7 +4538,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4599,7 +4613,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4681,7 +4695,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4769,7 +4783,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4880,7 +4894,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4964,7 +4978,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5136,7 +5150,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5225,7 +5239,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5289,7 +5303,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5357,7 +5371,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5375,7 +5389,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5569,7 +5583,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5636,7 +5650,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5721,7 +5735,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5794,7 +5808,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5871,7 +5885,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5973,7 +5987,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6055,7 +6069,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6143,7 +6157,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6254,7 +6268,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6342,7 +6356,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6369,7 +6383,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6463,7 +6477,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6546,7 +6560,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6635,7 +6649,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6746,7 +6760,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6834,7 +6848,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6944,7 +6958,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7031,7 +7045,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7115,7 +7129,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7203,7 +7217,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7321,7 +7335,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7405,7 +7419,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7490,7 +7504,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7589,7 +7603,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7699,7 +7713,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7788,7 +7802,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7908,7 +7922,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7999,7 +8013,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8099,7 +8113,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8183,7 +8197,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8271,7 +8285,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8383,7 +8397,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8466,7 +8480,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8555,7 +8569,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8674,7 +8688,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8765,7 +8779,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8853,7 +8867,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8880,7 +8894,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8974,7 +8988,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9057,7 +9071,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9146,7 +9160,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9173,7 +9187,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9267,7 +9281,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9352,7 +9366,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9445,7 +9459,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9534,7 +9548,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9620,7 +9634,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9704,7 +9718,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9789,7 +9803,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9874,7 +9888,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9958,7 +9972,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10046,7 +10060,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10073,7 +10087,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10165,7 +10179,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10183,7 +10197,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10263,7 +10277,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10290,7 +10304,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10384,7 +10398,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10402,7 +10416,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10494,7 +10508,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10578,7 +10592,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10663,7 +10677,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10748,7 +10762,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10839,7 +10853,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10930,7 +10944,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11015,7 +11029,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11101,7 +11115,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11185,7 +11199,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11269,7 +11283,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11358,7 +11372,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11385,7 +11399,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11488,7 +11502,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11579,7 +11593,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11606,7 +11620,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11706,7 +11720,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11733,7 +11747,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11835,7 +11849,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11924,7 +11938,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11951,7 +11965,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12049,7 +12063,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12067,7 +12081,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12152,7 +12166,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12233,7 +12247,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12311,7 +12325,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12398,7 +12412,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12486,7 +12500,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12579,7 +12593,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12703,7 +12717,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12802,7 +12816,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
                 headers: {
                     [name: string]: unknown;
