@@ -40,6 +40,9 @@ describe('player data, retention and event export', () => {
     events.push({ event_name: 'level_complete', session_id: 's-ann', player_id: 'ann', properties: { level: 1 }, client_timestamp: minutesAgo(5) });
     await call(env.server, 'POST', '/v1/track', { key, body: events });
     await call(env.server, 'POST', '/v1/leaderboards/arena/entries', { key, body: { player_id: 'Zoë', score: 420 } });
+    // ... and she joined a tournament: her place there is her data as well.
+    await call(env.server, 'POST', `/v1/games/${gameId}/leaderboards`, { token: owner.token, body: { board_name: 'cup', join_required: true } });
+    await call(env.server, 'POST', '/v1/leaderboards/cup/join', { key, body: { player_id: 'Zoë' } });
     await eventsStored(env.server, owner, gameId, 4);
 
     const page = await signedInPage(env.browser, env.server, owner);
@@ -60,7 +63,8 @@ describe('player data, retention and event export', () => {
     assert.equal(exported.player_id, 'Zoë');
     assert.equal(exported.events.length, 3);
     assert.equal(exported.counts.leaderboard_entries, 1);
-    await card.getByRole('status').filter({ hasText: /^Downloaded player-Zoë\.json \(.+\): 3 events, 1 leaderboard entry\.$/ }).waitFor();
+    assert.deepEqual(exported.tournaments.map((t) => t.board_name), ['cup']);
+    await card.getByRole('status').filter({ hasText: /^Downloaded player-Zoë\.json \(.+\): 3 events, 1 leaderboard entry, 1 tournament place\.$/ }).waitFor();
 
     // A player nobody sent: the download works, and the page says nothing is stored.
     await card.getByLabel('Player ID').fill('nobody');
@@ -80,7 +84,7 @@ describe('player data, retention and event export', () => {
 
     await card.getByRole('button', { name: 'Erase data…' }).click();
     await dialog.getByRole('button', { name: 'Erase for good' }).click();
-    await card.getByRole('status').filter({ hasText: 'Erased Zoë: 3 events, 1 leaderboard entry deleted.' }).waitFor();
+    await card.getByRole('status').filter({ hasText: 'Erased Zoë: 3 events, 1 leaderboard entry, 1 tournament place deleted.' }).waitFor();
     assert.equal((await call(env.server, 'GET', '/v1/leaderboards/arena', { key })).entries.length, 0);
     // Other players are untouched.
     const left = await (await fetch(`${env.server.url}/v1/games/${gameId}/events/export`, { headers: { authorization: `Bearer ${owner.token}` } })).text();
@@ -93,9 +97,9 @@ describe('player data, retention and event export', () => {
     assert.deepEqual(
       rows.map((r) => r.slice(1)),
       [
-        ['Erased', 'Zoë', owner.email, '3 events, 1 leaderboard entry'],
+        ['Erased', 'Zoë', owner.email, '3 events, 1 leaderboard entry, 1 tournament place'],
         ['Downloaded', 'nobody', owner.email, 'Nothing stored'],
-        ['Downloaded', 'Zoë', owner.email, '3 events, 1 leaderboard entry'],
+        ['Downloaded', 'Zoë', owner.email, '3 events, 1 leaderboard entry, 1 tournament place'],
       ],
     );
     assert.match(rows[0][0], /^\d{2}\/\d{2}\/\d{4}, \d{2}:\d{2}:\d{2}$/);

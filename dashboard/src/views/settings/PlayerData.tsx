@@ -20,6 +20,8 @@ const KINDS: { key: keyof Counts; one: string; many: string }[] = [
   { key: 'events', one: 'event', many: 'events' },
   { key: 'leaderboard_entries', one: 'leaderboard entry', many: 'leaderboard entries' },
   { key: 'leaderboard_bans', one: 'leaderboard ban', many: 'leaderboard bans' },
+  { key: 'tournaments', one: 'tournament place', many: 'tournament places' },
+  { key: 'leaderboard_results', one: 'leaderboard result', many: 'leaderboard results' },
   { key: 'achievement_unlocks', one: 'achievement unlock', many: 'achievement unlocks' },
   { key: 'saves', one: 'cloud save', many: 'cloud saves' },
   { key: 'presence', one: 'presence entry', many: 'presence entries' },
