@@ -124,3 +124,55 @@ async fn folds_running_while_events_arrive_lose_and_double_nothing() {
     fold_everything(&app).await;
     assert_everything_equals_the_events(&app, &token, game_id).await;
 }
+
+/// The writers' shard rows of a game's progression days before `day` (shard -1 holds the
+/// folded ones).
+async fn shard_rows_before(app: &TestApp, game_id: Uuid, day: i64) -> i64 {
+    let row = app
+        .state
+        .db
+        .query_one_raw(Statement::from_sql_and_values(
+            app.state.db.get_database_backend(),
+            "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM analytics_progression_days \
+             WHERE game_id = $1 AND shard <> -1 AND day < $2",
+            [game_id.into(), day.into()],
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    row.try_get::<i64>("", "n").unwrap()
+}
+
+#[tokio::test]
+async fn playtrace_aggregates_fold_folds_the_closed_days_and_leaves_today() {
+    let app = spawn_app().await;
+    let token = app.new_user().await;
+    let (game_id, keys) = game_with_keys(&app, &token).await;
+    let mut dice = Dice(0xf01d_0003);
+    send(&app, &keys, standard_events(&app, &mut dice, 120, 6)).await;
+    let today = playtrace::aggregates::day_of(app.state.now());
+    assert!(shard_rows_before(&app, game_id, today - 1).await > 0);
+
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_playtrace"))
+        .args(["aggregates", "fold", "--database-url"])
+        .arg(&app.backend.database_url)
+        .env("RUST_LOG", "warn")
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    // Days that ended more than 3 hours ago are folded: yesterday's at the latest.
+    assert_eq!(shard_rows_before(&app, game_id, today - 1).await, 0);
+    assert!(
+        shard_rows_before(&app, game_id, today + 1).await > 0,
+        "today's rows stay"
+    );
+    let today = app.state.now().date_naive();
+    assert_reports_equal_the_events(&app, &token, game_id, (today - Duration::days(6), today))
+        .await;
+}
