@@ -118,6 +118,13 @@ pub enum AggregatesCommand {
         #[arg(long = "game")]
         games: Vec<uuid::Uuid>,
     },
+    /// Sum the writer shards of every closed day (ended 3 hours ago or more) into one row per
+    /// key and exit; the worker does the same every 10 minutes, a bounded amount at a time.
+    Fold {
+        /// Database URL (SQLite or PostgreSQL).
+        #[arg(long, env = "PLAYTRACE_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+        database_url: String,
+    },
     /// Count what is queued (games whose events were stored before the aggregates existed)
     /// and exit; the worker does the same in the background.
     Backfill {

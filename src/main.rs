@@ -70,16 +70,26 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Admin(command) => playtrace::accounts::admin::run(command).await,
         Command::Aggregates(command) => {
-            use playtrace::{aggregates::backfill, cli::AggregatesCommand};
-            let (database_url, games) = match command {
+            use playtrace::{
+                aggregates::{backfill, fold},
+                cli::AggregatesCommand,
+            };
+            let (database_url, games) = match &command {
                 AggregatesCommand::Rebuild {
                     database_url,
                     games,
-                } => (database_url, Some(games)),
-                AggregatesCommand::Backfill { database_url } => (database_url, None),
+                } => (database_url, Some(games.clone())),
+                AggregatesCommand::Backfill { database_url }
+                | AggregatesCommand::Fold { database_url } => (database_url, None),
             };
-            let db = cold::connect(&database_url, 2).await?;
+            let db = cold::connect(database_url, 2).await?;
             cold::migrate(&db).await?;
+            if let AggregatesCommand::Fold { .. } = command {
+                let closed_before = chrono::Utc::now() - chrono::Duration::from_std(fold::MARGIN)?;
+                let folded = fold::fold_before(&db, closed_before, None).await?;
+                tracing::info!(rows = folded.rows, "closed days' writer shards folded");
+                return Ok(());
+            }
             if let Some(games) = games {
                 let games = (!games.is_empty()).then_some(games);
                 let queued = backfill::rebuild(&db, games).await?;

@@ -5,8 +5,9 @@
 //! day, in the transaction that stores the event.
 //! Metrics, event counts and alert evaluations read these, so their cost follows the buckets
 //! they show, not the events behind them. Raw events stay the source of truth: `backfill`
-//! rebuilds the aggregates from them.
+//! rebuilds the aggregates from them. `fold` sums the writer shards of closed days into one row.
 pub mod backfill;
+pub mod fold;
 pub mod ingest;
 mod standard;
 mod tx;

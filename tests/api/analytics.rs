@@ -6,6 +6,7 @@
 //! month's end, sent concurrently (to both nodes in the two-node pass).
 mod alert_kinds;
 mod bounds;
+mod fold;
 mod lifecycle;
 mod reference;
 
@@ -195,8 +196,8 @@ async fn send(app: &TestApp, keys: &[(&str, String)], events: Vec<Sent>) {
     futures_util::future::join_all(requests).await;
 }
 
-/// A game with a key per environment and its events sent (some twice, with an `event_id`).
-async fn game_with_events(app: &TestApp, token: &str, dice: &mut Dice) -> Uuid {
+/// A game with a key per environment.
+async fn game_with_keys(app: &TestApp, token: &str) -> (Uuid, [(&'static str, String); 2]) {
     let game_id = app.create_game(token).await;
     let keys = [
         (
@@ -208,6 +209,12 @@ async fn game_with_events(app: &TestApp, token: &str, dice: &mut Dice) -> Uuid {
             app.create_key(token, &game_id, "production").await,
         ),
     ];
+    (game_id.parse().unwrap(), keys)
+}
+
+/// A game with a key per environment and its events sent (some twice, with an `event_id`).
+async fn game_with_events(app: &TestApp, token: &str, dice: &mut Dice) -> Uuid {
+    let (game_id, keys) = game_with_keys(app, token).await;
     let now = app.state.now();
     let (mut first, late) = generate(dice, now);
     // Retried events: the same event_id again, counted once.
@@ -225,7 +232,7 @@ async fn game_with_events(app: &TestApp, token: &str, dice: &mut Dice) -> Uuid {
     send(app, &keys, first).await;
     send(app, &keys, late).await;
     send(app, &keys, retried).await;
-    game_id.parse().unwrap()
+    game_id
 }
 
 fn same(a: Option<f64>, b: Option<f64>) -> bool {

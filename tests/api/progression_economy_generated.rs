@@ -1,6 +1,6 @@
 //! Progression and economy on generated data (valid and invalid events, two environments,
 //! retried event ids, several days): each report equals what the stored events say, before and
-//! after a rebuild of the aggregates.
+//! after a rebuild of the aggregates and after a fold of their writer shards.
 use crate::helpers::{spawn_app, Fetch, TestApp};
 use crate::progression_economy::{event, report};
 use chrono::{Duration, NaiveDate};
@@ -190,38 +190,27 @@ async fn the_reports_equal_the_stored_events_on_generated_data_and_after_a_rebui
     let today = app.state.now().date_naive();
     let game: uuid::Uuid = game_id.parse().unwrap();
     let check = |from_days: i64, to_days: i64| {
-        let (from, to) = (
+        let range = (
             today - Duration::days(from_days),
             today - Duration::days(to_days),
         );
-        let query = format!("from={from}&to={to}");
-        let app = &app;
-        let token = &token;
-        async move {
-            let (steps, money) = from_the_events(app, game, from, to).await;
-            let (api_steps, api_money) = from_the_api(app, token, game, &query).await;
-            // The reference's attempts as the API shows them: whether any, and the average.
-            let steps: Vec<Value> = steps
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|row| {
-                    let counts = &row[1];
-                    let (n, t) = (counts[3].as_u64().unwrap(), counts[4].as_u64().unwrap());
-                    let average = (n > 0).then(|| ((t as f64 / n as f64) * 100.0).round());
-                    json!([row[0], [counts[0], counts[1], counts[2], n > 0, average]])
-                })
-                .collect();
-            assert_eq!(json!(steps), api_steps, "progression {query}");
-            let mut money: Vec<Value> = money.as_array().unwrap().clone();
-            money.sort_by_key(|row| row.to_string());
-            assert_eq!(json!(money), api_money, "economy {query}");
-            assert!(!money.is_empty() && !steps.is_empty());
-        }
+        assert_reports_equal_the_events(&app, &token, game, range)
     };
     check(5, 0).await;
     check(3, 2).await;
+    // Every day's writer shards folded into one row: the same answers.
+    let fold = || {
+        playtrace::aggregates::fold::fold_before(
+            &app.state.db,
+            app.state.now() + Duration::days(2),
+            None,
+        )
+    };
+    assert!(fold().await.unwrap().rows > 0);
+    check(5, 0).await;
+    check(3, 2).await;
 
+    // A rebuild clears the folded rows too, and its counts fold again.
     playtrace::aggregates::backfill::rebuild(&app.state.db, Some(vec![game]))
         .await
         .unwrap();
@@ -229,6 +218,38 @@ async fn the_reports_equal_the_stored_events_on_generated_data_and_after_a_rebui
         .await
         .unwrap();
     check(5, 0).await;
+    fold().await.unwrap();
+    check(5, 0).await;
+}
+
+/// Asserts that the progression and economy reports of the days `from` to `to` equal what the
+/// stored events say.
+pub(crate) async fn assert_reports_equal_the_events(
+    app: &TestApp,
+    token: &str,
+    game: uuid::Uuid,
+    (from, to): (NaiveDate, NaiveDate),
+) {
+    let query = format!("from={from}&to={to}");
+    let (steps, money) = from_the_events(app, game, from, to).await;
+    let (api_steps, api_money) = from_the_api(app, token, game, &query).await;
+    // The reference's attempts as the API shows them: whether any, and the average.
+    let steps: Vec<Value> = steps
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            let counts = &row[1];
+            let (n, t) = (counts[3].as_u64().unwrap(), counts[4].as_u64().unwrap());
+            let average = (n > 0).then(|| ((t as f64 / n as f64) * 100.0).round());
+            json!([row[0], [counts[0], counts[1], counts[2], n > 0, average]])
+        })
+        .collect();
+    assert_eq!(json!(steps), api_steps, "progression {query}");
+    let mut money: Vec<Value> = money.as_array().unwrap().clone();
+    money.sort_by_key(|row| row.to_string());
+    assert_eq!(json!(money), api_money, "economy {query}");
+    assert!(!money.is_empty() && !steps.is_empty());
 }
 
 /// The `sessions` metric of the last 7 days, as the dashboard reads it.

@@ -1,5 +1,5 @@
 //! The aggregates through a game's life: a rebuild while events arrive, a player's erasure,
-//! retention deleting old days.
+//! retention deleting old days (folded ones too).
 use super::*;
 
 #[tokio::test]
@@ -161,6 +161,16 @@ async fn retention_deletes_the_aggregates_of_the_days_it_deletes() {
         .json(&json!({ "retention_days": 12 }))
         .expect_status(200)
         .await;
+    // The days up to 5 days ago folded into one row a key: retention deletes those rows as it
+    // deletes the writers' shard rows.
+    let folded = playtrace::aggregates::fold::fold_before(
+        &app.state.db,
+        app.state.now() - Duration::days(5),
+        None,
+    )
+    .await
+    .unwrap();
+    assert!(folded.rows > 0);
 
     let deleted = playtrace::events::retention::delete_expired_events(&app.state)
         .await
