@@ -4439,6 +4439,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -4592,15 +4601,6 @@ export interface operations {
             };
             /** @description Missing, invalid or expired credentials. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5225,15 +5225,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -5282,15 +5273,6 @@ export interface operations {
             };
             /** @description Missing, invalid or expired credentials. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5794,15 +5776,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -5982,15 +5955,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -6057,15 +6021,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6145,15 +6100,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6263,15 +6209,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -6344,15 +6281,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6755,15 +6683,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -6836,15 +6755,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7040,15 +6950,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -7117,15 +7018,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7205,15 +7097,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7330,15 +7213,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -7407,15 +7281,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7591,15 +7456,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7797,15 +7653,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description The body did not arrive within the node's body timeout; the connection is closed. */
             408: {
                 headers: {
@@ -7917,15 +7764,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -8001,15 +7839,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8108,15 +7937,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -8185,15 +8005,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8280,8 +8091,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8289,8 +8100,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
-            408: {
+            /** @description Conflicts with what is stored (`version` on a save conflict). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8774,15 +8585,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -8855,15 +8657,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9967,15 +9760,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -10048,15 +9832,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10503,15 +10278,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -10580,15 +10346,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10672,15 +10429,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -10750,15 +10498,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10848,15 +10587,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -10939,15 +10669,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -11017,15 +10738,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11278,15 +10990,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -11490,15 +11193,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11933,26 +11627,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description The body did not arrive within the node's body timeout; the connection is closed. */
             408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflicts with what is stored (`version` on a save conflict). */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12407,15 +12083,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -12581,15 +12248,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
