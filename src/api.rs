@@ -63,11 +63,46 @@ pub fn openapi(state: &AppState) -> OpenApiService<impl poem_openapi::OpenApi, (
         .description("Game analytics and live-ops backend: events, leaderboards, achievements, presence, funnels, alerts.")
 }
 
+/// The error statuses every operation above declares beside its routes (`http::statuses!`),
+/// one entry per routes file, for the document (`http::error_responses`).
+pub const STATUSES: &[crate::http::Statuses] = &[
+    crate::health::STATUSES,
+    crate::accounts::dashboard_api::STATUSES,
+    crate::games::dashboard_api::STATUSES,
+    crate::games::keys_dashboard_api::STATUSES,
+    crate::config::game_api::STATUSES,
+    crate::config::dashboard_api::STATUSES,
+    crate::events::game_api::STATUSES,
+    crate::events::schemas_api::STATUSES,
+    crate::events::recent_api::STATUSES,
+    crate::events::usage_api::STATUSES,
+    crate::events::export_api::STATUSES,
+    crate::leaderboards::game_api::STATUSES,
+    crate::leaderboards::dashboard_api::STATUSES,
+    crate::leaderboards::results_api::STATUSES,
+    crate::achievements::dashboard_api::STATUSES,
+    crate::achievements::game_api::STATUSES,
+    crate::presence::game_api::STATUSES,
+    crate::presence::dashboard_api::STATUSES,
+    crate::funnels::dashboard_api::STATUSES,
+    crate::funnels::game_api::STATUSES,
+    crate::alerts::dashboard_api::STATUSES,
+    crate::metrics::dashboard_api::STATUSES,
+    crate::metrics::retention_grid::STATUSES,
+    crate::saves::game_api::STATUSES,
+    crate::saves::dashboard_api::STATUSES,
+    crate::players::game_api::STATUSES,
+    crate::player_data::dashboard_api::STATUSES,
+    crate::admin::api::STATUSES,
+    crate::progression::dashboard_api::STATUSES,
+    crate::economy::dashboard_api::STATUSES,
+];
+
 /// Every route with its middleware: CORS, request ids, body cap, rate limits, JSON errors.
 pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
     let service = openapi(state);
     let docs = service.swagger_ui();
-    let spec = crate::http::document(&service.spec());
+    let spec = crate::http::document(&service.spec(), STATUSES);
     crate::http::validation::init(|| spec.clone());
     crate::http::parameters::init(|| spec.clone());
     let body_timeout = Duration::from_secs(state.settings.body_timeout_secs);

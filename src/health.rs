@@ -26,6 +26,13 @@ pub enum ReadyAnswer {
     NotReady(Json<Readiness>),
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// Probes answer for themselves (`readyz`'s 503 is its own answer).
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    healthz: [],
+    readyz: [],
+};
+
 #[OpenApi(tag = "ApiTags::Health")]
 impl HealthApi {
     /// The process is up.

@@ -90,6 +90,18 @@ async fn answer(state: &AppState, user: &entity::users::Model) -> Result<AuthAns
     })
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: registration closed, or a locked or pending account; 401: a wrong password; 409: the
+/// e-mail is taken.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    register: [403, 409],
+    login: [401, 403],
+    logout: [],
+    getCurrentUser: [],
+    forgotPassword: [],
+    resetPassword: [],
+};
+
 #[OpenApi(prefix_path = "/v1/auth", tag = "ApiTags::Auth")]
 impl AuthApi {
     /// Create a dashboard account. The first account on an instance becomes its admin. On an

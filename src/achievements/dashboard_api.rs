@@ -85,6 +85,16 @@ pub enum AchievementCreated {
     Created(Json<AchievementDefinition>),
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member, or a role below the one needed; 404: an unknown key; 409: a taken key.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    createAchievement: [403, 409],
+    listAchievementDefinitions: [403],
+    getAchievementDefinition: [403, 404],
+    updateAchievement: [403, 404],
+    deleteAchievement: [403, 404],
+};
+
 #[OpenApi(prefix_path = "/v1", tag = "ApiTags::Achievements")]
 impl AchievementDefinitionsApi {
     /// Define an achievement (editor or owner). 409 when the game already has the key.

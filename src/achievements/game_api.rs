@@ -78,6 +78,13 @@ pub struct UnlockResult {
     pub total_points: i64,
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 404: an unknown achievement.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    listAchievements: [],
+    unlockAchievement: [404],
+};
+
 #[OpenApi(prefix_path = "/v1", tag = "ApiTags::Achievements")]
 impl AchievementsApi {
     /// Every achievement of the game, with points totals, unlock counts and rarity.

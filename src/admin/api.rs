@@ -91,6 +91,13 @@ fn next_offset(offset: u64, shown: usize, total: u64) -> Option<u64> {
     (shown > 0 && next < total).then_some(next)
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not the instance admin.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    adminListUsers: [403],
+    adminListUsage: [403],
+};
+
 #[OpenApi(prefix_path = "/v1/admin", tag = "ApiTags::Admin")]
 impl AdminApi {
     /// Every account on this server, oldest first, with the games each is in (instance admin

@@ -260,6 +260,20 @@ fn history_view(item: alert_history::Model) -> Result<AlertHistoryItem, AlertErr
     })
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member, or a role below the one needed; 404: an unknown rule (or one of a game
+/// the caller is not a member of); 409: the game has the most rules it may.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    createAlertRule: [403, 409],
+    listAlertRules: [403],
+    listAlertHistory: [403],
+    getAlertRule: [404],
+    updateAlertRule: [403, 404],
+    deleteAlertRule: [403, 404],
+    testAlertWebhook: [403, 404],
+    evaluateAlertRule: [403, 404],
+};
+
 #[OpenApi(prefix_path = "/v1/alerts", tag = "ApiTags::Alerts")]
 impl AlertsApi {
     /// Create an alert rule (editor). See the type list for what each kind compares.

@@ -40,6 +40,13 @@ fn view(config: &service::StoredConfig) -> Result<ConfigValues, ApiError> {
     })
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member, or a role below the one needed.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    getGameConfig: [403],
+    setGameConfig: [403],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Config")]
 impl ConfigAdminApi {
     /// The game's remote config (any member).

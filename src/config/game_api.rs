@@ -38,6 +38,11 @@ pub enum ConfigAnswer {
     ),
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`).
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    getConfig: [],
+};
+
 #[OpenApi(prefix_path = "/v1/config", tag = "ApiTags::Config")]
 impl ConfigApi {
     /// The remote config of the key's game. Poll it with the last `ETag` in `If-None-Match`:

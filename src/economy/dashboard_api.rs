@@ -112,6 +112,12 @@ impl From<Currency> for EconomyCurrency {
     }
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member of the game.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    getGameEconomy: [403],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Analytics")]
 impl EconomyApi {
     /// The game's economy (any member): per currency of `resource` events, the amounts gained

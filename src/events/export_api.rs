@@ -93,6 +93,12 @@ pub enum Exported {
     Ok(ExportContent),
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member of the game.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    exportEvents: [403],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Events")]
 impl EventsExportApi {
     /// Download the game's raw events (any member), oldest first, as NDJSON (one JSON object

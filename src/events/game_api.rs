@@ -191,6 +191,11 @@ pub fn violation_view(violation: Violation) -> SchemaViolation {
     }
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`).
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    track: [],
+};
+
 #[OpenApi(prefix_path = "/v1/track", tag = "ApiTags::Events")]
 impl TrackApi {
     /// Send one event or an array of up to 100 events.

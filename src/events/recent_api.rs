@@ -88,6 +88,13 @@ pub fn stored_event_view(row: events::Model) -> Result<StoredEvent, CorruptWord>
     })
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member of the game.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    listRecentEvents: [403],
+    countEventsByName: [403],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Events")]
 impl EventsApi {
     /// The game's recent events, newest first (any member).

@@ -104,6 +104,16 @@ fn view(row: event_schemas::Model) -> EventSchema {
     }
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member, or a role below the one needed; 404: no schema for that event.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    putEventSchema: [403],
+    checkEventSchema: [403],
+    listEventSchemas: [403],
+    getEventSchema: [403, 404],
+    deleteEventSchema: [403, 404],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Events")]
 impl EventSchemasApi {
     /// Set the JSON Schema (draft 2020-12) that the `properties` of `event_name` events must

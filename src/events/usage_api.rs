@@ -30,6 +30,12 @@ pub struct QuotaUsage {
     pub remaining: u64,
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member of the game.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    getGameUsage: [403],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Games")]
 impl UsageApi {
     /// The game's event quota this UTC month (any member): the count `/v1/track` enforces,

@@ -62,6 +62,18 @@ pub enum FunnelCreated {
     Created(Json<Funnel>),
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member, or a role below the one needed; 404: an unknown funnel; 409: the game has
+/// the most funnels it may.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    createFunnel: [403, 409],
+    listFunnelDefinitions: [403],
+    getFunnelDefinition: [403, 404],
+    updateFunnel: [403, 404],
+    getFunnelReport: [403, 404],
+    deleteFunnel: [403, 404],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Funnels")]
 impl FunnelDefinitionsApi {
     /// Define a funnel (editor): a name, a mode and 2 to 20 ordered event names.

@@ -16,6 +16,13 @@ pub struct FunnelsApi {
     pub state: AppState,
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 404: an unknown funnel.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    listFunnelsWithKey: [],
+    getFunnelReportWithKey: [404],
+};
+
 #[OpenApi(prefix_path = "/v1/funnels", tag = "ApiTags::Funnels")]
 impl FunnelsApi {
     /// The funnels defined for the key's game.

@@ -247,6 +247,23 @@ fn member_view(member: game_members::Model, user: users::Model) -> Result<Member
     })
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member, a role below the one needed (unknown games alike), an admin-only field or
+/// a cap; 404: an unknown member; 409: a duplicate member or the last owner.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    createGame: [403],
+    listGames: [],
+    getGame: [403],
+    updateGame: [403],
+    rotatePlayerSecret: [403],
+    deleteGame: [403],
+    listMembers: [403],
+    addMember: [403, 409],
+    resendInvitation: [403, 404, 409],
+    updateMember: [403, 404, 409],
+    removeMember: [403, 404, 409],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Games")]
 impl GamesApi {
     /// Create a game; you become its owner.

@@ -51,6 +51,14 @@ pub enum KeyCreated {
     Created(Json<CreatedKey>),
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member, or a role below the one needed; 404: an unknown key.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    createApiKey: [403],
+    listApiKeys: [403],
+    revokeApiKey: [403, 404],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Games")]
 impl ApiKeysApi {
     /// Create an API key for the game (owner). Events record which key sent them.

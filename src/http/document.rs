@@ -1,16 +1,17 @@
 //! The OpenAPI document as served and checked in: what poem-openapi generates from the
 //! handlers, plus what they cannot tell it (each operation's error answers, the player token
 //! header), in shapes every generator reads.
-use super::{error_responses, player_header};
+use super::{error_responses, player_header, Statuses};
 use serde_json::{Map, Value};
 
-/// The finished document, from poem-openapi's `generated` one.
-pub fn document(generated: &str) -> String {
+/// The finished document, from poem-openapi's `generated` one and the statuses each
+/// operation declares (`api::STATUSES`).
+pub fn document(generated: &str, declared: &[Statuses]) -> String {
     let Ok(mut spec) = serde_json::from_str::<Value>(generated) else {
         return generated.to_string();
     };
     plain_refs(&mut spec);
-    error_responses::add(&mut spec);
+    error_responses::add(&mut spec, declared);
     player_header::add(&mut spec);
     serde_json::to_string_pretty(&spec).unwrap_or_default()
 }

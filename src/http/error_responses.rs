@@ -1,51 +1,59 @@
 //! The error answers of every operation, written into the OpenAPI document, so generated
 //! clients get a typed error instead of "unexpected status". Handlers return `poem::Result`,
-//! whose errors poem-openapi cannot see; the statuses follow instead from what each operation
-//! is made of, the same facts the middleware and extractors act on:
-//! - every API route: 429 (rate limit), 500 and 503 (storage unavailable, retry);
-//! - a security scheme: 401 (missing, invalid or expired credentials) and 403 (not a member or
-//!   not the role; a player token for another player; a banned player; reads switched off);
-//! - a JSON body: 400 (the field at fault), 408 (not received within the body timeout), 413
-//!   (over the cap) and 415 (not JSON);
-//! - path or query parameters: 400 (malformed, naming the parameter); path ids: 404 (unknown
-//!   to this game);
-//! - a few operations more, by operation id (`EXTRA`).
+//! whose errors poem-openapi cannot see; the statuses come from two places:
+//! - what the middleware and extractors answer, which follows from what an operation is made
+//!   of: every API route 429 (rate limit), 500 and 503 (storage unavailable, retry); a
+//!   security scheme 401 (missing, invalid or expired credentials), and a game key also 403
+//!   (a browser origin its game does not allow, `cors.rs`); a JSON body 400 (the field at
+//!   fault), 408 (not received within the body timeout), 413 (over the cap) and 415 (not
+//!   JSON); path, query or header parameters 400 (malformed, naming the parameter);
+//! - what each operation's own code answers beyond that (a role it needs: 403; an unknown
+//!   rule, board or save: 404; a conflict: 409 ...), declared by its feature beside its routes
+//!   with `http::statuses!` and collected in `api::STATUSES`.
 //!
-//! The black-box suite holds this to account: every answer it reads is checked against the
-//! statuses the document lists for its operation (`tests/api/helpers.rs`).
+//! `faults` names an operation without a declaration and a declaration without an operation
+//! (`tests/api/openapi.rs` fails on either). The black-box suite holds the declarations to
+//! account: every answer it reads is checked against the statuses the document lists for its
+//! operation (`tests/api/contract.rs`).
 use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
 
-/// Statuses some operations answer beyond what their shape says.
-const EXTRA: &[(&str, &[u16])] = &[
-    ("register", &[403, 409]),
-    ("login", &[401, 403]),
-    ("resetPassword", &[400]),
-    ("createGame", &[403]),
-    ("addMember", &[409]),
-    ("resendInvitation", &[409, 429]),
-    ("createApiKey", &[400]),
-    ("createAchievement", &[409]),
-    ("createLeaderboard", &[409]),
-    ("updateLeaderboard", &[409]),
-    ("updateMember", &[409]),
-    ("removeMember", &[409]),
-    ("putEventSchema", &[400]),
-    ("track", &[400, 413]),
-    ("signInPlayer", &[404, 409]),
-    ("linkPlayerIdentity", &[409]),
-    ("writeSave", &[409]),
-    ("deleteSave", &[409]),
-    ("unlockAchievement", &[404]),
-    ("submitScore", &[403, 404, 409]),
-    ("submitScoreToBoard", &[409]),
-    ("joinTournament", &[409]),
-];
+/// The statuses one operation's own code answers beyond the universal ones.
+#[derive(Debug)]
+pub struct Declared {
+    pub operation: &'static str,
+    pub statuses: &'static [u16],
+}
+
+/// One feature's (or one routes file's) declarations, as `http::statuses!` writes them.
+pub type Statuses = &'static [Declared];
+
+/// Declares, by operation id, the error statuses each operation of a routes file answers
+/// beyond the universal ones (see `http::error_responses`):
+///
+/// ```ignore
+/// pub const STATUSES: Statuses = crate::http::statuses! {
+///     listGames: [],
+///     getGame: [403],
+///     revokeApiKey: [403, 404],
+/// };
+/// ```
+macro_rules! statuses {
+    ($($operation:ident: [$($status:literal),* $(,)?]),* $(,)?) => {
+        &[$($crate::http::error_responses::Declared {
+            operation: stringify!($operation),
+            statuses: &[$($status),*],
+        }),*]
+    };
+}
+pub(crate) use statuses;
 
 /// Routes outside the rate limiter and the stores.
 const PROBES: &[&str] = &["healthz", "readyz"];
 
-/// Adds the error answers to every operation of `spec` (the document as JSON).
-pub fn add(spec: &mut Value) {
+/// Adds the error answers to every operation of `spec` (the document as JSON), from the
+/// universal rules and the operations' declarations.
+pub fn add(spec: &mut Value, declared: &[Statuses]) {
     if let Some(schemas) = spec
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
@@ -55,12 +63,12 @@ pub fn add(spec: &mut Value) {
     let Some(paths) = spec.get_mut("paths").and_then(Value::as_object_mut) else {
         return;
     };
-    for (path, operations) in paths.iter_mut() {
+    for operations in paths.values_mut() {
         let Some(operations) = operations.as_object_mut() else {
             continue;
         };
         for operation in operations.values_mut().filter_map(Value::as_object_mut) {
-            let statuses = statuses(path, operation);
+            let statuses = operation_statuses(operation, declared);
             let responses = operation
                 .entry("responses")
                 .or_insert_with(|| Value::Object(Map::new()));
@@ -76,22 +84,27 @@ pub fn add(spec: &mut Value) {
     }
 }
 
-/// The error statuses `operation` (at `path`) can answer.
-pub fn statuses(path: &str, operation: &Map<String, Value>) -> Vec<u16> {
-    let id = operation
-        .get("operationId")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+/// The error statuses `operation` can answer: the universal ones its shape brings, and its
+/// declared ones.
+pub fn operation_statuses(operation: &Map<String, Value>, declared: &[Statuses]) -> Vec<u16> {
+    let id = operation_id(operation);
     if PROBES.contains(&id) {
         return vec![];
     }
     let mut statuses = vec![429, 500, 503];
-    let secured = operation
+    let schemes: Vec<&str> = operation
         .get("security")
         .and_then(Value::as_array)
-        .is_some_and(|schemes| !schemes.is_empty());
-    if secured {
-        statuses.extend([401, 403]);
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .flat_map(|requirement| requirement.keys().map(String::as_str))
+        .collect();
+    if !schemes.is_empty() {
+        statuses.push(401);
+    }
+    if schemes.contains(&"ApiKeyAuth") {
+        statuses.push(403);
     }
     if operation.contains_key("requestBody") {
         statuses.extend([400, 408, 413, 415]);
@@ -103,15 +116,58 @@ pub fn statuses(path: &str, operation: &Map<String, Value>) -> Vec<u16> {
     if parameters {
         statuses.push(400);
     }
-    if path.contains('{') {
-        statuses.push(404);
-    }
-    if let Some((_, extra)) = EXTRA.iter().find(|(name, _)| *name == id) {
-        statuses.extend(extra.iter().copied());
+    let own = declared
+        .iter()
+        .flat_map(|statuses| statuses.iter())
+        .filter(|declaration| declaration.operation == id);
+    for declaration in own {
+        statuses.extend(declaration.statuses.iter().copied());
     }
     statuses.sort_unstable();
     statuses.dedup();
     statuses
+}
+
+/// What is wrong with `declared` against the operations of `spec`: an operation no
+/// declaration names (a route added without saying what it answers), a declaration naming no
+/// operation (a renamed or removed one), and an operation declared twice.
+pub fn faults(spec: &Value, declared: &[Statuses]) -> Vec<String> {
+    let operations: BTreeSet<&str> = spec
+        .get("paths")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|paths| paths.values())
+        .filter_map(Value::as_object)
+        .flat_map(|operations| operations.values())
+        .filter_map(Value::as_object)
+        .map(operation_id)
+        .collect();
+    let mut seen = BTreeSet::new();
+    let mut faults = Vec::new();
+    for declaration in declared.iter().flat_map(|statuses| statuses.iter()) {
+        if !operations.contains(declaration.operation) {
+            faults.push(format!(
+                "{} is declared, but no operation has that id",
+                declaration.operation
+            ));
+        }
+        if !seen.insert(declaration.operation) {
+            faults.push(format!("{} is declared twice", declaration.operation));
+        }
+    }
+    for operation in operations.difference(&seen) {
+        faults.push(format!(
+            "{operation} has no declaration of its statuses (http::statuses! beside its routes)"
+        ));
+    }
+    faults
+}
+
+fn operation_id(operation: &Map<String, Value>) -> &str {
+    operation
+        .get("operationId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
 }
 
 fn response(status: u16) -> Value {
@@ -176,4 +232,66 @@ fn error_schema() -> Value {
             "message": { "type": "string", "description": "When to try again (429, rate limit)." }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DECLARED: &[Statuses] = &[
+        statuses! { listThings: [], getThing: [404] },
+        statuses! { removedThing: [409], getThing: [403] },
+    ];
+
+    fn spec() -> Value {
+        json!({ "paths": {
+            "/things": { "get": { "operationId": "listThings",
+                                  "security": [{ "BearerAuth": [] }] } },
+            "/things/{id}": {
+                "get": { "operationId": "getThing", "security": [{ "ApiKeyAuth": [] }],
+                         "parameters": [{ "name": "id" }] },
+                "put": { "operationId": "putThing", "requestBody": {} }
+            }
+        }})
+    }
+
+    fn operation(spec: &Value, path: &str, method: &str) -> Map<String, Value> {
+        spec["paths"][path][method].as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn statuses_are_the_universal_ones_and_the_declared_ones() {
+        let spec = spec();
+        let list = operation_statuses(&operation(&spec, "/things", "get"), DECLARED);
+        assert_eq!(
+            list,
+            [401, 429, 500, 503],
+            "a dashboard read declaring nothing"
+        );
+        let get = operation_statuses(&operation(&spec, "/things/{id}", "get"), DECLARED);
+        assert_eq!(
+            get,
+            [400, 401, 403, 404, 429, 500, 503],
+            "a game-key read with a path id"
+        );
+        let put = operation_statuses(&operation(&spec, "/things/{id}", "put"), DECLARED);
+        assert_eq!(
+            put,
+            [400, 408, 413, 415, 429, 500, 503],
+            "an open write with a body"
+        );
+    }
+
+    #[test]
+    fn faults_name_undeclared_operations_and_unknown_or_repeated_declarations() {
+        let faults = faults(&spec(), DECLARED);
+        assert_eq!(
+            faults,
+            [
+                "removedThing is declared, but no operation has that id",
+                "getThing is declared twice",
+                "putThing has no declaration of its statuses (http::statuses! beside its routes)",
+            ]
+        );
+    }
 }

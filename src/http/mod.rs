@@ -53,6 +53,8 @@ pub fn timestamp(at: DateTime<Utc>) -> String {
 }
 
 pub use document::document;
+pub(crate) use error_responses::statuses;
+pub use error_responses::Statuses;
 
 /// The answer of a route that deletes or clears something: 204 with no body.
 #[derive(ApiResponse)]

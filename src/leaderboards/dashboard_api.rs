@@ -299,6 +299,24 @@ fn maybe<T, U>(
     })
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member, or a role below the one needed; 404: an unknown board or entry; 409: a
+/// taken name, or a locked order or operator.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    createLeaderboard: [403, 409],
+    listLeaderboards: [403],
+    getLeaderboardDefinition: [403, 404],
+    updateLeaderboard: [403, 404, 409],
+    resetLeaderboard: [403, 404],
+    deleteLeaderboard: [403, 404],
+    listLeaderboardEntries: [403, 404],
+    listLeaderboardPeriods: [403, 404],
+    listLeaderboardBans: [403, 404],
+    banLeaderboardPlayer: [403, 404],
+    unbanLeaderboardPlayer: [403, 404],
+    approveLeaderboardEntry: [403, 404],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Leaderboards")]
 impl LeaderboardAdminApi {
     /// Define a leaderboard (editor): which score is better, its period, an optional one-time

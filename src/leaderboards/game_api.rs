@@ -316,6 +316,17 @@ impl LeaderboardsApi {
     }
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 404: an unknown board, or a player without an entry; 409: a closed, full or differently set
+/// board, or the cap on boards scores create.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    submitScore: [404, 409],
+    submitScoreToBoard: [404, 409],
+    joinTournament: [404, 409],
+    getLeaderboard: [],
+    getPlayerStanding: [404],
+};
+
 #[OpenApi(prefix_path = "/v1/leaderboards", tag = "ApiTags::Leaderboards")]
 impl LeaderboardsApi {
     /// Submit a score. Only a better score (higher, or lower on a lower-is-better board)

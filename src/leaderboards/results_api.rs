@@ -50,6 +50,12 @@ pub struct ResultDeliveries {
     pub deliveries: Vec<ResultDelivery>,
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member of the game; 404: an unknown board.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    listLeaderboardResultDeliveries: [403, 404],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Leaderboards")]
 impl LeaderboardResultsApi {
     /// A board's results webhook deliveries (viewer), newest first: one per period that ended

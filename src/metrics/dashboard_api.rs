@@ -62,6 +62,12 @@ pub struct MetricSeries {
 const MAX_DAYS_BY_DAY: i64 = query::MAX_DAYS;
 const MAX_DAYS_BY_HOUR: i64 = 31;
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member of the game.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    getGameMetric: [403],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Analytics")]
 impl MetricsApi {
     /// A game metric as a time series (any member). `metric`: `events` (every event), `crashes`

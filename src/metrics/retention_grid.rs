@@ -61,6 +61,12 @@ pub struct RetentionGrid {
     pub cohorts: Vec<RetentionCohort>,
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member of the game.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    getRetentionGrid: [403],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Analytics")]
 impl RetentionGridApi {
     /// The retention grid (any member): for each day from `from` to `to` (UTC days

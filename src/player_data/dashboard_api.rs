@@ -61,6 +61,14 @@ pub struct AuditPage {
     pub next_offset: Option<u64>,
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not an owner of the game.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    exportPlayerData: [403],
+    erasePlayerData: [403],
+    listPlayerDataAudit: [403],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::PlayerData")]
 impl PlayerDataApi {
     /// Download everything stored about one player of the game as one JSON document (owner):

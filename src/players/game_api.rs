@@ -94,6 +94,14 @@ impl PlayersApi {
     }
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 409: the identity belongs to another player.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    signInPlayer: [],
+    linkPlayerIdentity: [409],
+    refreshPlayerToken: [],
+};
+
 #[OpenApi(prefix_path = "/v1/players", tag = "ApiTags::Players")]
 impl PlayersApi {
     /// Sign a player in (games with `player_auth` `optional` or `required`; 403 when `off`).

@@ -32,6 +32,13 @@ pub struct LiveActivity {
     pub updated_at: Timestamp,
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member of the game.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    listLiveActivity: [403],
+    streamActivity: [403],
+};
+
 #[OpenApi(prefix_path = "/v1", tag = "ApiTags::Presence")]
 impl LiveActivityApi {
     /// The game's live activity (any member).

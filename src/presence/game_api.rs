@@ -76,6 +76,15 @@ pub struct PresenceList {
     pub players: Vec<PresenceItem>,
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 404: a player with no presence.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    setActivity: [],
+    clearActivity: [],
+    listPresence: [],
+    getPresence: [404],
+};
+
 #[OpenApi(prefix_path = "/v1", tag = "ApiTags::Presence")]
 impl PresenceApi {
     /// Set what a player is doing now (rich presence).

@@ -51,6 +51,12 @@ pub struct ProgressionReport {
     pub steps: Vec<ProgressionStep>,
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member of the game.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    getGameProgression: [403],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Analytics")]
 impl ProgressionApi {
     /// Progression of the game (any member): for each step (the `level1`..`level3` path of

@@ -20,6 +20,14 @@ pub struct SavesAdminApi {
     pub state: AppState,
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 403: not a member, or a role below the one needed; 404: an unknown slot.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    inspectPlayerSaves: [403],
+    inspectPlayerSave: [403, 404],
+    deletePlayerSave: [403, 404],
+};
+
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Saves")]
 impl SavesAdminApi {
     /// A player's save slots with their versions and sizes (any member).

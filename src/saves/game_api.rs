@@ -133,6 +133,15 @@ pub fn conflict(error: &SaveError, stored: i64) -> Json<VersionConflict> {
     })
 }
 
+/// What each operation here answers beyond the universal statuses (`http::error_responses`):
+/// 404: an unknown slot; 409: another version is stored.
+pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
+    writeSave: [409],
+    readSave: [404],
+    deleteSave: [404, 409],
+    listSaves: [],
+};
+
 #[OpenApi(prefix_path = "/v1/saves", tag = "ApiTags::Saves")]
 impl SavesApi {
     /// Write a save slot. Send the version you last read (0 to create the slot): if someone
