@@ -358,11 +358,10 @@ impl LeaderboardAdminApi {
                 .period
                 .as_ref()
                 .map_or(Ok(ResetPeriod::AllTime), Word::parse)?,
-            reset_schedule: body
-                .reset_schedule
-                .as_deref()
-                .map(ResetSchedule::parse)
-                .transpose()?,
+            reset_schedule: match body.reset_schedule {
+                Some(raw) => Some(ResetSchedule::parse_blocking(raw).await?),
+                None => None,
+            },
             auto_reset_at: body
                 .auto_reset_at
                 .as_deref()
@@ -482,7 +481,11 @@ impl LeaderboardAdminApi {
             order: body.order.as_ref().map(Word::parse).transpose()?,
             operator: body.operator.as_ref().map(Word::parse).transpose()?,
             period: body.period.as_ref().map(Word::parse).transpose()?,
-            reset_schedule: maybe(body.reset_schedule, |raw| ResetSchedule::parse(&raw))?,
+            reset_schedule: match body.reset_schedule {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(raw) => Some(Some(ResetSchedule::parse_blocking(raw).await?)),
+            },
             auto_reset_at: maybe(body.auto_reset_at, |raw| parse_instant(&raw))?,
             min_score: maybe(body.min_score, |score| Ok(score.0))?,
             max_score: maybe(body.max_score, |score| Ok(score.0))?,
@@ -559,7 +562,7 @@ impl LeaderboardAdminApi {
         reset_schedule: Query<String>,
     ) -> poem::Result<Json<ResetSchedulePreview>> {
         require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
-        let schedule = ResetSchedule::parse(&reset_schedule.0)?;
+        let schedule = ResetSchedule::parse_blocking(reset_schedule.0).await?;
         let next_resets = std::iter::successors(schedule.next_after(self.state.now()), |at| {
             schedule.next_after(*at)
         })

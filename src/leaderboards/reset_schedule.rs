@@ -71,6 +71,15 @@ impl ResetSchedule {
         Ok(schedule)
     }
 
+    /// `parse` on a blocking thread: proving that an expression never fires searches years
+    /// ahead (tens of milliseconds), which must not hold up the request runtime.
+    pub async fn parse_blocking(raw: String) -> Result<Self, LeaderboardError> {
+        match tokio::task::spawn_blocking(move || Self::parse(&raw)).await {
+            Ok(parsed) => parsed,
+            Err(failed) => std::panic::resume_unwind(failed.into_panic()),
+        }
+    }
+
     /// A schedule read back from a stored row (checked when it was stored).
     pub fn stored(raw: &str) -> Result<Self, crate::words::CorruptWord> {
         parser()
