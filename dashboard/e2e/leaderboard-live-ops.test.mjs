@@ -3,7 +3,8 @@
 // and starts an empty period, which the game's own read shows too. A tournament defined in the
 // form: its state, window, players and joining, and the limit lifted by an edit. A results
 // webhook: a reset sends the final standings to a real local receiver, and the Results tab
-// shows the delivery.
+// shows the delivery. A board on a cron reset schedule: the form shows the next resets as the
+// expression is typed (or why it is refused), the facts show the schedule.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -214,6 +215,51 @@ describe('leaderboard operators, resets and tournaments', () => {
     await screenshot(page, 'leaderboards-results');
     await page.context().close();
     await receiver.close();
+  });
+
+  it('defines a board on a cron reset schedule and shows its next resets while typing', async () => {
+    const owner = await newAccount(env.server);
+    const { gameId } = await newGame(env.server, owner, 'Friday Arena');
+    const page = await signedInPage(env.browser, env.server, owner);
+    await page.goto(`/games/${gameId}/leaderboards`);
+    await page.getByRole('button', { name: 'New leaderboard' }).click();
+    const form = page.getByRole('region', { name: 'New leaderboard' });
+    await form.getByLabel('Board name').fill('friday');
+    await form.getByRole('combobox', { name: /^Period/ }).selectOption({ label: 'Reset schedule (cron, UTC)' });
+    const expression = form.getByRole('textbox', { name: /^Reset schedule \(cron, UTC\)/ });
+    await expression.fill('*/10 * * * *');
+    await form.getByText('reset_schedule must fire at most once an hour: "*/10 * * * *" fires 10 minutes apart').waitFor();
+    await expression.fill('0 18 * * FRI');
+    const preview = form.getByText(/^Next reset: /);
+    await preview.waitFor();
+    assert.match(await preview.textContent(), /^Next reset: .* 18:00:00 UTC, then .* 18:00:00 UTC, .* 18:00:00 UTC$/);
+    await form.getByRole('button', { name: 'Create leaderboard' }).click();
+    await page.getByText('Leaderboard created.').waitFor();
+
+    const defined = await call(env.server, 'GET', `/v1/games/${gameId}/leaderboards/friday`, { token: owner.token });
+    assert.equal(defined.reset_schedule, '0 18 * * FRI');
+    assert.equal(defined.period, 'all_time');
+    const resetsAt = new Date(defined.resets_at);
+    assert.equal(resetsAt.getUTCDay(), 5, 'a Friday');
+    assert.equal(resetsAt.getUTCHours(), 18);
+    const shown = await facts(page);
+    assert.equal(shown.Period, 'Reset schedule 0 18 * * FRI (cron, UTC)');
+    assert.match(shown['Next reset'], /18:00:00 UTC$/);
+    assert.equal(shown['One-time reset'], undefined, 'no one-time reset beside a schedule');
+    await screenshot(page, 'leaderboards-reset-schedule');
+
+    // An edit back to a daily period clears the schedule.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('region', { name: 'Edit leaderboard' });
+    assert.equal(await edit.getByRole('textbox', { name: /^Reset schedule \(cron, UTC\)/ }).inputValue(), '0 18 * * FRI');
+    await edit.getByRole('combobox', { name: /^Period/ }).selectOption('daily');
+    await edit.getByRole('button', { name: /^Save/ }).click();
+    await page.getByRole('region', { name: 'Edit leaderboard' }).waitFor({ state: 'detached' });
+    const daily = await call(env.server, 'GET', `/v1/games/${gameId}/leaderboards/friday`, { token: owner.token });
+    assert.equal(daily.period, 'daily');
+    assert.equal(daily.reset_schedule, null);
+    assert.equal((await facts(page)).Period, 'Daily');
+    await page.context().close();
   });
 
   it('shows a viewer the operator and schedule without the reset', async () => {

@@ -39,6 +39,9 @@ pub struct Model {
     pub results_webhook: Option<String>,
     /// When `results_webhook` was set (from none): periods that ended before are not delivered.
     pub results_webhook_set_at: Option<DateTimeUtc>,
+    /// A 5-field cron expression in UTC the board resets at instead of its period (`period`
+    /// is `all_time` then); `None`: the period rules.
+    pub reset_schedule: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

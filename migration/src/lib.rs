@@ -29,6 +29,7 @@ mod m20261127_000040_create_analytics_progression_economy;
 mod m20261127_000055_add_game_currency;
 mod m20261127_000060_add_leaderboard_tournaments;
 mod m20261127_000070_create_leaderboard_result_deliveries;
+mod m20261127_000080_add_leaderboard_reset_schedule;
 mod m20261127_000085_index_unfolded_aggregate_rows;
 
 pub struct Migrator;
@@ -65,6 +66,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000055_add_game_currency::Migration),
             Box::new(m20261127_000060_add_leaderboard_tournaments::Migration),
             Box::new(m20261127_000070_create_leaderboard_result_deliveries::Migration),
+            Box::new(m20261127_000080_add_leaderboard_reset_schedule::Migration),
             Box::new(m20261127_000085_index_unfolded_aggregate_rows::Migration),
         ]
     }

@@ -2,7 +2,8 @@
 //! change and delete. A score sent to a board with no definition creates it with defaults.
 use super::{
     error::LeaderboardError,
-    period::{PeriodKind, PeriodRule},
+    period::{PeriodKind, PeriodRule, Scheduled},
+    reset_schedule::ResetSchedule,
     tournament::TournamentSettings,
 };
 use crate::store::node_cache::{NodeCache, Policy};
@@ -49,6 +50,10 @@ pub use crate::player_id::PlayerId;
 
 pub use crate::words::{ScoreOperator, ScoreOrder};
 
+/// The refusal of a board given both a period and a reset schedule.
+pub const SCHEDULE_OR_PERIOD: &str =
+    "reset_schedule and period are exclusive: give a period or a reset_schedule, not both";
+
 pub fn parse_period(raw: &str) -> Result<PeriodKind, LeaderboardError> {
     Ok(PeriodKind::parse(raw)?)
 }
@@ -60,6 +65,7 @@ pub struct Board {
     order: ScoreOrder,
     period: PeriodKind,
     operator: ScoreOperator,
+    reset_schedule: Option<ResetSchedule>,
 }
 
 impl Board {
@@ -69,6 +75,11 @@ impl Board {
             order: ScoreOrder::stored(&model.score_order)?,
             period: PeriodKind::stored(&model.period)?,
             operator: ScoreOperator::stored(&model.score_operator)?,
+            reset_schedule: model
+                .reset_schedule
+                .as_deref()
+                .map(ResetSchedule::stored)
+                .transpose()?,
             model,
         })
     }
@@ -98,7 +109,16 @@ impl Board {
             kind: self.period,
             auto_reset_at: self.model.auto_reset_at,
             reset_at: self.model.reset_at,
+            schedule: self.reset_schedule.clone().map(|cron| Scheduled {
+                cron,
+                since: self.model.created_at,
+            }),
         }
+    }
+
+    /// The cron reset schedule, on a board that resets by one instead of a period.
+    pub fn reset_schedule(&self) -> Option<&ResetSchedule> {
+        self.reset_schedule.as_ref()
     }
 
     /// The current period's start and scheduled end (`None`: all-time, never reset / never
@@ -293,6 +313,8 @@ pub struct Settings {
     pub order: ScoreOrder,
     pub operator: ScoreOperator,
     pub period: PeriodKind,
+    /// Resets at its firings instead of `period` (then `all_time`).
+    pub reset_schedule: Option<ResetSchedule>,
     pub auto_reset_at: Option<DateTime<Utc>>,
     pub min_score: Option<f64>,
     pub max_score: Option<f64>,
@@ -307,6 +329,7 @@ impl Default for Settings {
             order: ScoreOrder::Higher,
             operator: ScoreOperator::Best,
             period: PeriodKind::AllTime,
+            reset_schedule: None,
             auto_reset_at: None,
             min_score: None,
             max_score: None,
@@ -318,6 +341,16 @@ impl Default for Settings {
 
 impl Settings {
     pub fn validate(&self) -> Result<(), LeaderboardError> {
+        if self.reset_schedule.is_some() {
+            if self.period != PeriodKind::AllTime {
+                return Err(LeaderboardError::invalid(SCHEDULE_OR_PERIOD));
+            }
+            if self.auto_reset_at.is_some() {
+                return Err(LeaderboardError::invalid(
+                    "auto_reset_at applies to boards without a reset_schedule only",
+                ));
+            }
+        }
         if self.auto_reset_at.is_some() && self.period != PeriodKind::AllTime {
             return Err(LeaderboardError::invalid(
                 "auto_reset_at applies to all_time boards only",
@@ -349,6 +382,7 @@ impl Settings {
             },
             operator: board.operator(),
             period: board.rule().kind,
+            reset_schedule: board.reset_schedule.clone(),
             auto_reset_at: board.model.auto_reset_at,
             min_score: board.model.min_score,
             max_score: board.model.max_score,
@@ -372,6 +406,10 @@ fn new_model(
         score_order: settings.order.as_str().to_string(),
         score_operator: settings.operator.as_str().to_string(),
         period: settings.period.as_str().to_string(),
+        reset_schedule: settings
+            .reset_schedule
+            .as_ref()
+            .map(|schedule| schedule.as_str().to_string()),
         auto_reset_at: settings.auto_reset_at,
         min_score: settings.min_score,
         max_score: settings.max_score,
@@ -535,7 +573,10 @@ pub fn forget(state: &AppState, game_id: Uuid, name: &BoardName) {
 pub struct Change {
     pub order: Option<ScoreOrder>,
     pub operator: Option<ScoreOperator>,
+    /// A new period clears the reset schedule.
     pub period: Option<PeriodKind>,
+    /// A schedule in place of the period (`Some(None)` clears it, leaving the period as is).
+    pub reset_schedule: Option<Option<ResetSchedule>>,
     pub auto_reset_at: Option<Option<DateTime<Utc>>>,
     pub min_score: Option<Option<f64>>,
     pub max_score: Option<Option<f64>>,
@@ -578,8 +619,18 @@ pub async fn update(
         }
         settings.operator = operator;
     }
+    if change.period.is_some() && matches!(change.reset_schedule, Some(Some(_))) {
+        return Err(LeaderboardError::invalid(SCHEDULE_OR_PERIOD));
+    }
     if let Some(period) = change.period {
         settings.period = period;
+        settings.reset_schedule = None;
+    }
+    if let Some(schedule) = change.reset_schedule {
+        if schedule.is_some() {
+            settings.period = PeriodKind::AllTime;
+        }
+        settings.reset_schedule = schedule;
     }
     if let Some(at) = change.auto_reset_at {
         settings.auto_reset_at = at;
@@ -619,6 +670,10 @@ pub async fn update(
         score_order: Set(settings.order.as_str().to_string()),
         score_operator: Set(settings.operator.as_str().to_string()),
         period: Set(settings.period.as_str().to_string()),
+        reset_schedule: Set(settings
+            .reset_schedule
+            .as_ref()
+            .map(|schedule| schedule.as_str().to_string())),
         auto_reset_at: Set(settings.auto_reset_at),
         min_score: Set(settings.min_score),
         max_score: Set(settings.max_score),

@@ -5,6 +5,7 @@ use super::{
     error::LeaderboardError,
     game_api::{paging, submitted_view, SubmittedEntry, TournamentView},
     moderation::{self, ListingQuery, StatusFilter},
+    reset_schedule::ResetSchedule,
     results,
     score::Score,
     tournament::{self, parse_max_players, TournamentSettings},
@@ -47,6 +48,10 @@ pub struct CreateLeaderboard {
     /// `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default).
     #[oai(nullable)]
     pub period: Option<Word<ResetPeriod>>,
+    /// Instead of `period` (not both): a 5-field cron expression in UTC the board resets at,
+    /// e.g. `0 18 * * FRI` (every Friday 18:00); at least an hour between resets.
+    #[oai(nullable)]
+    pub reset_schedule: Option<String>,
     /// All-time boards only: an RFC 3339 instant at which the board resets once.
     #[oai(nullable)]
     pub auto_reset_at: Option<Timestamp>,
@@ -83,9 +88,14 @@ pub struct UpdateLeaderboard {
     /// Only while the board has no entries.
     #[oai(nullable)]
     pub operator: Option<Word<words::ScoreOperator>>,
-    /// Takes effect at once: the current period changes, the old one is archived.
+    /// Takes effect at once: the current period changes, the old one is archived. Clears a
+    /// reset schedule.
     #[oai(nullable)]
     pub period: Option<Word<ResetPeriod>>,
+    /// A 5-field cron expression in UTC the board resets at instead of a period (not with
+    /// `period`); takes effect at once like a period change; null clears it.
+    #[oai(nullable)]
+    pub reset_schedule: MaybeUndefined<String>,
     /// null clears it.
     #[oai(nullable)]
     pub auto_reset_at: MaybeUndefined<String>,
@@ -119,7 +129,11 @@ pub struct LeaderboardDefinition {
     pub order: words::ScoreOrder,
     /// `best`, `latest`, `increment` or `decrement`.
     pub operator: words::ScoreOperator,
+    /// `all_time` on a board with a `reset_schedule`: the schedule replaces the period.
     pub period: ResetPeriod,
+    /// The cron expression (UTC) the board resets at; null: its period rules.
+    #[oai(nullable)]
+    pub reset_schedule: Option<String>,
     #[oai(nullable)]
     pub auto_reset_at: Option<Timestamp>,
     #[oai(nullable)]
@@ -146,6 +160,15 @@ pub struct LeaderboardDefinition {
     pub created_by_score: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+}
+
+/// When a reset schedule would reset a board, as the definition form shows it before saving.
+#[derive(Object)]
+pub struct ResetSchedulePreview {
+    /// The expression as it would be stored.
+    pub reset_schedule: String,
+    /// Its next three firings after now, UTC.
+    pub next_resets: Vec<Timestamp>,
 }
 
 #[derive(Object)]
@@ -259,6 +282,7 @@ fn definition_view(
         order: board.order(),
         operator: board.operator(),
         period: board.period_kind(),
+        reset_schedule: board.reset_schedule().map(|s| s.as_str().to_string()),
         auto_reset_at: board.model.auto_reset_at.map(Timestamp::from),
         min_score: board.model.min_score.map(Score),
         max_score: board.model.max_score.map(Score),
@@ -319,8 +343,9 @@ pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
 
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Leaderboards")]
 impl LeaderboardAdminApi {
-    /// Define a leaderboard (editor): which score is better, its period, an optional one-time
-    /// reset date (all-time boards) and score bounds. 409 when the name is taken.
+    /// Define a leaderboard (editor): which score is better, its period or cron reset schedule,
+    /// an optional one-time reset date (all-time boards) and score bounds. 409 when the name is
+    /// taken.
     #[oai(
         path = "/:game_id/leaderboards",
         method = "post",
@@ -335,6 +360,9 @@ impl LeaderboardAdminApi {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         let body = body.0;
         let name = BoardName::parse(&body.board_name)?;
+        if body.period.is_some() && body.reset_schedule.is_some() {
+            return Err(LeaderboardError::invalid(boards::SCHEDULE_OR_PERIOD).into());
+        }
         let settings = Settings {
             order: body
                 .order
@@ -348,6 +376,10 @@ impl LeaderboardAdminApi {
                 .period
                 .as_ref()
                 .map_or(Ok(ResetPeriod::AllTime), Word::parse)?,
+            reset_schedule: match body.reset_schedule {
+                Some(raw) => Some(ResetSchedule::parse_blocking(raw).await?),
+                None => None,
+            },
             auto_reset_at: body
                 .auto_reset_at
                 .as_deref()
@@ -467,6 +499,11 @@ impl LeaderboardAdminApi {
             order: body.order.as_ref().map(Word::parse).transpose()?,
             operator: body.operator.as_ref().map(Word::parse).transpose()?,
             period: body.period.as_ref().map(Word::parse).transpose()?,
+            reset_schedule: match body.reset_schedule {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(raw) => Some(Some(ResetSchedule::parse_blocking(raw).await?)),
+            },
             auto_reset_at: maybe(body.auto_reset_at, |raw| parse_instant(&raw))?,
             min_score: maybe(body.min_score, |score| Ok(score.0))?,
             max_score: maybe(body.max_score, |score| Ok(score.0))?,
@@ -526,6 +563,34 @@ impl LeaderboardAdminApi {
         require_role(&self.state.db, auth.0, game_id.0, Role::Editor).await?;
         boards::delete(&self.state, game_id.0, &BoardName::parse(&board_name.0)?).await?;
         Ok(NoContent::Done)
+    }
+
+    /// Check a cron reset schedule without saving it (viewer): its next three firings, or the
+    /// 400 a board created or changed with it would get.
+    #[oai(
+        path = "/:game_id/leaderboard-schedule",
+        method = "get",
+        operation_id = "previewResetSchedule"
+    )]
+    async fn preview_schedule(
+        &self,
+        auth: BearerAuth,
+        game_id: Path<Uuid>,
+        /// A 5-field cron expression in UTC, e.g. `0 18 * * FRI`.
+        reset_schedule: Query<String>,
+    ) -> poem::Result<Json<ResetSchedulePreview>> {
+        require_role(&self.state.db, auth.0, game_id.0, Role::Viewer).await?;
+        let schedule = ResetSchedule::parse_blocking(reset_schedule.0).await?;
+        let next_resets = std::iter::successors(schedule.next_after(self.state.now()), |at| {
+            schedule.next_after(*at)
+        })
+        .take(3)
+        .map(Timestamp::from)
+        .collect();
+        Ok(Json(ResetSchedulePreview {
+            reset_schedule: schedule.as_str().to_string(),
+            next_resets,
+        }))
     }
 
     /// A board's entries for review (viewer), best first: `status` `suspicious`, `ok` or `all`

@@ -2,7 +2,8 @@
 //!
 //! - `game_api.rs`: game side (`/v1/leaderboards`, API key); `dashboard_api.rs`: dashboard definitions
 //!   and moderation (`/v1/games/{game_id}/leaderboards`, JWT).
-//! - `boards.rs`: definitions; `period.rs`: period keys; `service.rs`: submissions, reads and
+//! - `boards.rs`: definitions; `period.rs`: period keys; `reset_schedule.rs`: cron-style
+//!   reset schedules; `service.rs`: submissions, reads and
 //!   rebuilds; `moderation.rs`: bans and approvals; `archive.rs`: the worker's archiving;
 //!   `tournament.rs`: tournament boards (time window, player limit, joining); `results.rs`:
 //!   finished periods' standings POSTed to a board's results webhook (`results_api.rs`: their
@@ -19,6 +20,7 @@ pub mod game_api;
 pub mod moderation;
 pub mod pages;
 pub mod period;
+pub mod reset_schedule;
 pub mod results;
 pub mod results_api;
 pub mod score;

@@ -2,7 +2,10 @@
 //! reset is nothing but the clock crossing a boundary: the new period's key starts empty, with
 //! no job to race against. Keys: daily `YYYY-MM-DD`, weekly ISO `YYYY-Www` (weeks start Monday
 //! 00:00 UTC), monthly `YYYY-MM`, all-time `all_time`; an all-time board with an auto-reset date
-//! switches once, at that instant, to `since-<date>`.
+//! switches once, at that instant, to `since-<date>`. A board with a cron reset schedule
+//! (`reset_schedule.rs`) keys each period by its start, `since-<start>`, as the one-time reset
+//! does: the schedule's last firing, or the board's creation when that came later.
+use super::reset_schedule::ResetSchedule;
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Timelike, Utc};
 
 pub const ALL_TIME: &str = "all_time";
@@ -11,13 +14,34 @@ pub const ALL_TIME: &str = "all_time";
 pub use crate::words::ResetPeriod as PeriodKind;
 
 /// A board's period settings: enough to name the current period and tell when it ends.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PeriodRule {
     pub kind: PeriodKind,
     pub auto_reset_at: Option<DateTime<Utc>>,
     /// A reset by hand: the period it falls in ends then, and a new one (`since-<instant>`)
     /// runs until the period's own end.
     pub reset_at: Option<DateTime<Utc>>,
+    /// A cron reset schedule, in place of `kind` (stored as `all_time` then).
+    pub schedule: Option<Scheduled>,
+}
+
+/// A board's reset schedule and when the board was made: its first period starts then.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scheduled {
+    pub cron: ResetSchedule,
+    pub since: DateTime<Utc>,
+}
+
+impl Scheduled {
+    /// When the period `now` falls in began: the last firing, or the board's creation when
+    /// that came later.
+    fn start(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let last = self.cron.last_at_or_before(now);
+        if now < self.since {
+            return last;
+        }
+        Some(last.map_or(self.since, |last| last.max(self.since)))
+    }
 }
 
 impl PeriodRule {
@@ -49,6 +73,9 @@ impl PeriodRule {
         let today = now.date_naive();
         let day =
             |date: NaiveDate| Utc.from_utc_datetime(&date.and_hms_opt(0, 0, 0).unwrap_or_default());
+        if let Some(schedule) = &self.schedule {
+            return schedule.start(now);
+        }
         match self.kind {
             PeriodKind::Daily => Some(day(today)),
             PeriodKind::Weekly => {
@@ -63,6 +90,11 @@ impl PeriodRule {
     }
 
     fn scheduled_key_at(&self, now: DateTime<Utc>) -> String {
+        if let Some(schedule) = &self.schedule {
+            return schedule
+                .start(now)
+                .map_or_else(|| ALL_TIME.to_string(), since_key);
+        }
         match self.kind {
             PeriodKind::Daily => now.format("%Y-%m-%d").to_string(),
             PeriodKind::Weekly => {
@@ -82,6 +114,9 @@ impl PeriodRule {
         let today = now.date_naive();
         let day =
             |date: NaiveDate| Utc.from_utc_datetime(&date.and_hms_opt(0, 0, 0).unwrap_or_default());
+        if let Some(schedule) = &self.schedule {
+            return schedule.cron.next_after(now);
+        }
         match self.kind {
             PeriodKind::Daily => Some(day(today) + Duration::days(1)),
             PeriodKind::Weekly => {
@@ -136,10 +171,10 @@ pub fn is_period_key(key: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn at(text: &str) -> DateTime<Utc> {
+    pub(crate) fn at(text: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(text)
             .unwrap()
             .with_timezone(&Utc)
@@ -151,6 +186,7 @@ mod tests {
             kind,
             auto_reset_at: None,
             reset_at: None,
+            schedule: None,
         };
         let now = at("2026-01-01T10:00:00Z"); // a Thursday in ISO week 2026-W01
         assert_eq!(rule(PeriodKind::Daily).key_at(now), "2026-01-01");
@@ -183,6 +219,7 @@ mod tests {
             kind: PeriodKind::AllTime,
             auto_reset_at: Some(reset),
             reset_at: None,
+            schedule: None,
         };
         assert_eq!(rule.key_at(reset - Duration::seconds(1)), "all_time");
         assert_eq!(rule.ends_after(reset - Duration::seconds(1)), Some(reset));
@@ -198,6 +235,7 @@ mod tests {
             kind: PeriodKind::Daily,
             auto_reset_at: None,
             reset_at: Some(reset),
+            schedule: None,
         };
         let after = at("2026-01-01T15:00:00Z");
         assert_eq!(rule.key_at(after), "since-2026-01-01T14:30:00.000000Z");
@@ -212,11 +250,50 @@ mod tests {
         );
         let all_time = PeriodRule {
             kind: PeriodKind::AllTime,
-            ..rule
+            ..rule.clone()
         };
         assert_eq!(all_time.starts_at(at("2025-12-01T00:00:00Z")), None);
         assert_eq!(all_time.starts_at(after), Some(reset));
         assert_eq!(all_time.ends_after(after), None);
+    }
+
+    #[test]
+    fn a_scheduled_period_runs_from_a_firing_or_the_creation_to_the_next_firing() {
+        let created = at("2026-11-25T10:00:00.123Z"); // a Wednesday
+        let rule = PeriodRule {
+            kind: PeriodKind::AllTime,
+            auto_reset_at: None,
+            reset_at: None,
+            schedule: Some(Scheduled {
+                cron: ResetSchedule::parse("0 18 * * FRI").unwrap(),
+                since: created,
+            }),
+        };
+        let first = at("2026-11-26T09:00:00Z");
+        assert_eq!(rule.starts_at(first), Some(created));
+        assert_eq!(rule.key_at(first), "since-2026-11-25T10:00:00Z");
+        assert_eq!(rule.ends_after(first), Some(at("2026-11-27T18:00:00Z")));
+        let second = at("2026-11-27T18:00:00Z");
+        assert_eq!(rule.starts_at(second), Some(second));
+        assert_eq!(rule.key_at(second), "since-2026-11-27T18:00:00Z");
+        assert!(is_period_key(&rule.key_at(second)));
+        assert_eq!(rule.ends_after(second), Some(at("2026-12-04T18:00:00Z")));
+        // A manual reset inside a scheduled period lasts until the next firing.
+        let reset = at("2026-11-30T12:00:00Z");
+        let reset_rule = PeriodRule {
+            reset_at: Some(reset),
+            ..rule.clone()
+        };
+        let after = at("2026-12-01T00:00:00Z");
+        assert_eq!(reset_rule.starts_at(after), Some(reset));
+        assert_eq!(
+            reset_rule.ends_after(after),
+            Some(at("2026-12-04T18:00:00Z"))
+        );
+        assert_eq!(
+            reset_rule.key_at(at("2026-12-04T18:00:00Z")),
+            "since-2026-12-04T18:00:00Z"
+        );
     }
 
     #[test]

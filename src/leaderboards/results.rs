@@ -102,7 +102,7 @@ fn midnight(date: NaiveDate) -> DateTime<Utc> {
 fn scheduled_bounds(rule: &PeriodRule, key: &str) -> Option<Bounds> {
     let plain = PeriodRule {
         reset_at: None,
-        ..*rule
+        ..rule.clone()
     };
     if key == ALL_TIME {
         return Some((None, rule.auto_reset_at));
@@ -451,6 +451,7 @@ mod tests {
             kind,
             auto_reset_at: None,
             reset_at: None,
+            schedule: None,
         };
         let daily = rule(super::super::period::PeriodKind::Daily);
         assert_eq!(

@@ -67,6 +67,23 @@ fn ranked(rows: &[(&str, f64)]) -> Vec<(String, f64, u64)> {
         .collect()
 }
 
+/// PATCH of a board's definition (dashboard).
+async fn change(
+    app: &TestApp,
+    token: &str,
+    game_id: &str,
+    board: &str,
+    body: Value,
+) -> (u16, Value) {
+    app.dashboard_json(
+        Method::PATCH,
+        &format!("/v1/games/{game_id}/leaderboards/{board}"),
+        token,
+        body,
+    )
+    .await
+}
+
 async fn define(app: &TestApp, token: &str, game_id: &str, body: Value) -> (u16, Value) {
     app.dashboard_json(
         Method::POST,

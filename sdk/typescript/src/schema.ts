@@ -827,6 +827,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/leaderboard-schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check a cron reset schedule without saving it (viewer): its next three firings, or the
+         *     400 a board created or changed with it would get.
+         */
+        get: operations["previewResetSchedule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/leaderboards": {
         parameters: {
             query?: never;
@@ -841,8 +861,9 @@ export interface paths {
         get: operations["listLeaderboards"];
         put?: never;
         /**
-         * Define a leaderboard (editor): which score is better, its period, an optional one-time
-         *     reset date (all-time boards) and score bounds. 409 when the name is taken.
+         * Define a leaderboard (editor): which score is better, its period or cron reset schedule,
+         *     an optional one-time reset date (all-time boards) and score bounds. 409 when the name is
+         *     taken.
          */
         post: operations["createLeaderboard"];
         delete?: never;
@@ -1968,6 +1989,11 @@ export interface components {
             /** @description `daily`, `weekly` (ISO weeks, Monday 00:00 UTC), `monthly` or `all_time` (default). */
             period?: components["schemas"]["ResetPeriod"] | null;
             /**
+             * @description Instead of `period` (not both): a 5-field cron expression in UTC the board resets at,
+             *     e.g. `0 18 * * FRI` (every Friday 18:00); at least an hour between resets.
+             */
+            reset_schedule?: string | null;
+            /**
              * @description An http(s) URL the final standings of each period that ends are POSTed to (see
              *     "Results webhook" in the leaderboards docs); must reach a public address.
              */
@@ -2411,12 +2437,15 @@ export interface components {
             /** @description `best`, `latest`, `increment` or `decrement`. */
             operator: components["schemas"]["ScoreOperator"];
             order: components["schemas"]["ScoreOrder"];
+            /** @description `all_time` on a board with a `reset_schedule`: the schedule replaces the period. */
             period: components["schemas"]["ResetPeriod"];
             /**
              * Format: date-time
              * @description When the current period began; null for an all-time board never reset.
              */
             period_start?: string | null;
+            /** @description The cron expression (UTC) the board resets at; null: its period rules. */
+            reset_schedule?: string | null;
             /**
              * Format: date-time
              * @description When the current period ends; null when it never does.
@@ -2890,6 +2919,16 @@ export interface components {
         };
         /** @enum {string} */
         ResetPeriod: "daily" | "weekly" | "monthly" | "all_time";
+        /**
+         * ResetSchedulePreview
+         * @description When a reset schedule would reset a board, as the definition form shows it before saving.
+         */
+        ResetSchedulePreview: {
+            /** @description Its next three firings after now, UTC. */
+            next_resets: string[];
+            /** @description The expression as it would be stored. */
+            reset_schedule: string;
+        };
         /** ResultDeliveries */
         ResultDeliveries: {
             /** @description Newest first, at most 100. */
@@ -3505,8 +3544,16 @@ export interface components {
             operator?: components["schemas"]["ScoreOperator"] | null;
             /** @description Only while the board has no entries. */
             order?: components["schemas"]["ScoreOrder"] | null;
-            /** @description Takes effect at once: the current period changes, the old one is archived. */
+            /**
+             * @description Takes effect at once: the current period changes, the old one is archived. Clears a
+             *     reset schedule.
+             */
             period?: components["schemas"]["ResetPeriod"] | null;
+            /**
+             * @description A 5-field cron expression in UTC the board resets at instead of a period (not with
+             *     `period`); takes effect at once like a period change; null clears it.
+             */
+            reset_schedule?: string | null;
             /** @description Results webhook URL; null or "" clears it. */
             results_webhook?: string | null;
             /** @description Tournament start (RFC 3339); null clears it. */
@@ -8689,6 +8736,93 @@ export interface operations {
                 };
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not visible to these credentials). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server's log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable (storage, or the node is at capacity): retry later, after `Retry-After` seconds when it is sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewResetSchedule: {
+        parameters: {
+            query: {
+                /** @description A 5-field cron expression in UTC, e.g. `0 18 * * FRI`. */
+                reset_schedule: string;
+            };
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ResetSchedulePreview"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
             403: {
                 headers: {
                     [name: string]: unknown;

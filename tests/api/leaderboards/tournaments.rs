@@ -1,7 +1,7 @@
 //! Tournaments: boards with a time window (`starts_at`, `ends_at`), a player limit
 //! (`max_players`) and joining (`join_required`, `POST /v1/leaderboards/{board}/join`), the
 //! `tournament` object every read carries, and the limit under concurrent newcomers.
-use super::{board_page, define, ranking, score, submit};
+use super::{board_page, change, define, ranking, score, submit};
 use crate::helpers::{spawn_app, TestApp};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use futures_util::future::join_all;
@@ -34,22 +34,6 @@ async fn try_score(app: &TestApp, key: &str, board: &str, player: &str) -> (u16,
 /// The machine-readable reason of a refusal (`code`), beside its text.
 fn code(body: &Value) -> &str {
     body["code"].as_str().unwrap_or("(no code)")
-}
-
-async fn change(
-    app: &TestApp,
-    token: &str,
-    game_id: &str,
-    board: &str,
-    body: Value,
-) -> (u16, Value) {
-    app.dashboard_json(
-        Method::PATCH,
-        &format!("/v1/games/{game_id}/leaderboards/{board}"),
-        token,
-        body,
-    )
-    .await
 }
 
 #[tokio::test]

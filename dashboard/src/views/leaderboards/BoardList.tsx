@@ -35,7 +35,10 @@ export function BoardList() {
   const navigate = useNavigate();
 
   async function save(values: DefinitionValues) {
-    const body: Schemas['CreateLeaderboard'] = { board_name: values.board_name, order: values.order, operator: values.operator, period: values.period };
+    const body: Schemas['CreateLeaderboard'] = { board_name: values.board_name, order: values.order, operator: values.operator };
+    // A schedule replaces the period (the API refuses both).
+    if (values.reset_schedule) body.reset_schedule = values.reset_schedule;
+    else body.period = values.period;
     if (values.auto_reset_at) body.auto_reset_at = values.auto_reset_at;
     if (values.min_score !== null) body.min_score = values.min_score;
     if (values.max_score !== null) body.max_score = values.max_score;
@@ -60,6 +63,7 @@ export function BoardList() {
       {creating && (
         <Card title="New leaderboard">
           <DefinitionForm
+            gameId={gameId}
             busy={create.busy}
             error={create.error}
             submitLabel="Create leaderboard"
@@ -119,7 +123,13 @@ export function BoardList() {
                         </td>
                         <td>{orderLabel(board.order)}</td>
                         <td>
-                          {periodLabel(board.period)}
+                          {board.reset_schedule ? (
+                            <>
+                              Schedule <code>{board.reset_schedule}</code>
+                            </>
+                          ) : (
+                            periodLabel(board.period)
+                          )}
                           {board.auto_reset_at && <div className="hint">Resets once at {formatTime(board.auto_reset_at)}</div>}
                         </td>
                         <td>{periodKeyLabel(board.current_period)}</td>

@@ -98,7 +98,15 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
     const body: Record<string, string | number | boolean | null> = {};
     if (values.order !== board.order) body.order = values.order;
     if (values.operator !== board.operator) body.operator = values.operator;
-    if (values.period !== board.period) body.period = values.period;
+    // A schedule replaces the period; a period (other than all-time) replaces the schedule.
+    const scheduleBefore = board.reset_schedule ?? null;
+    if (values.reset_schedule) {
+      if (values.reset_schedule !== scheduleBefore) body.reset_schedule = values.reset_schedule;
+    } else if (scheduleBefore && values.period === 'all_time') {
+      body.reset_schedule = null;
+    } else if (values.period !== board.period || scheduleBefore) {
+      body.period = values.period;
+    }
     const resetBefore = board.period === 'all_time' ? (board.auto_reset_at ?? null) : null;
     if (values.auto_reset_at !== resetBefore && !(values.auto_reset_at && resetBefore && Date.parse(values.auto_reset_at) === Date.parse(resetBefore))) {
       body.auto_reset_at = values.auto_reset_at;
@@ -211,6 +219,7 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
       {editing ? (
         <Card title="Edit leaderboard">
           <DefinitionForm
+            gameId={gameId}
             board={board}
             busy={save.busy}
             error={save.error}
@@ -234,7 +243,13 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
           </div>
           <div>
             <dt>Period</dt>
-            <dd title={periodHint}>{periodLabel(board.period)}</dd>
+            {board.reset_schedule ? (
+              <dd title="The board starts over at every firing of this cron expression, read in UTC.">
+                Reset schedule <code>{board.reset_schedule}</code> (cron, UTC)
+              </dd>
+            ) : (
+              <dd title={periodHint}>{periodLabel(board.period)}</dd>
+            )}
           </div>
           <div>
             <dt>Current period</dt>
@@ -254,7 +269,7 @@ function BoardView({ gameId, board, canEdit, onSaved }: { gameId: string; board:
             <dt>Score bounds</dt>
             <dd>{boundsText(board)}</dd>
           </div>
-          {board.period === 'all_time' && (
+          {board.period === 'all_time' && !board.reset_schedule && (
             <div>
               <dt>One-time reset</dt>
               <dd>{board.auto_reset_at ? formatTime(board.auto_reset_at) : 'None'}</dd>

@@ -1,17 +1,21 @@
 // The form that defines a leaderboard (create) or changes one (edit): which score is better,
-// what a score does to the player's entry (the operator), the period, a one-time reset for
-// all-time boards, the score bounds and, optionally, a tournament (time window, player limit,
-// joining).
-import { useState, type FormEvent } from 'react';
-import type { Schemas } from '../../api/client';
+// what a score does to the player's entry (the operator), the period or a cron reset schedule
+// (with its next resets, as the server computes them), a one-time reset for all-time boards,
+// the score bounds and, optionally, a tournament (time window, player limit, joining).
+import { useEffect, useState, type FormEvent } from 'react';
+import { api, messageOf, unwrap, type Schemas } from '../../api/client';
+import { formatTime } from '../../ui/format';
 import { ErrorMessage, Field, SubmitButton } from '../../ui/components';
-import { OPERATORS, ORDERS, PERIODS, fromUtcInput, periodKeyLabel, toUtcInput, type Board } from './shared';
+import { OPERATORS, ORDERS, PERIODS, SCHEDULE_CHOICE, fromUtcInput, periodKeyLabel, toUtcInput, type Board } from './shared';
 
 export interface DefinitionValues {
   board_name: string;
   order: Schemas['ScoreOrder'];
   operator: Schemas['ScoreOperator'];
+  /** `all_time` when the board resets on `reset_schedule`. */
   period: Schemas['ResetPeriod'];
+  /** A 5-field cron expression (UTC) the board resets at instead of its period; null: none. */
+  reset_schedule: string | null;
   /** RFC 3339 or null (none). */
   auto_reset_at: string | null;
   min_score: number | null;
@@ -29,7 +33,31 @@ function scoreText(value: number | null | undefined): string {
   return value == null ? '' : String(value);
 }
 
+/** The next resets of a cron expression, asked of the server as it is typed (after a pause). */
+function useSchedulePreview(gameId: string, expression: string, active: boolean): { next: string[]; error: string | null } {
+  const [preview, setPreview] = useState<{ next: string[]; error: string | null }>({ next: [], error: null });
+  useEffect(() => {
+    const text = expression.trim();
+    if (!active || text === '') {
+      setPreview({ next: [], error: null });
+      return;
+    }
+    let current = true;
+    const timer = window.setTimeout(() => {
+      unwrap(api.GET('/v1/games/{game_id}/leaderboard-schedule', { params: { path: { game_id: gameId }, query: { reset_schedule: text } } }))
+        .then((answer) => current && setPreview({ next: answer.next_resets, error: null }))
+        .catch((error: unknown) => current && setPreview({ next: [], error: messageOf(error) }));
+    }, 300);
+    return () => {
+      current = false;
+      window.clearTimeout(timer);
+    };
+  }, [gameId, expression, active]);
+  return preview;
+}
+
 export function DefinitionForm({
+  gameId,
   board,
   busy,
   error,
@@ -37,6 +65,7 @@ export function DefinitionForm({
   onSave,
   onCancel,
 }: {
+  gameId: string;
   /** The board being changed; absent when defining a new one. */
   board?: Board;
   busy: boolean;
@@ -48,7 +77,10 @@ export function DefinitionForm({
   const [name, setName] = useState(board?.board_name ?? '');
   const [order, setOrder] = useState(board?.order ?? 'higher');
   const [operator, setOperator] = useState(board?.operator ?? 'best');
-  const [period, setPeriod] = useState(board?.period ?? 'all_time');
+  const [period, setPeriod] = useState<string>(board?.reset_schedule ? SCHEDULE_CHOICE : (board?.period ?? 'all_time'));
+  const [schedule, setSchedule] = useState(board?.reset_schedule ?? '');
+  const scheduled = period === SCHEDULE_CHOICE;
+  const preview = useSchedulePreview(gameId, schedule, scheduled);
   const [resetAt, setResetAt] = useState(toUtcInput(board?.auto_reset_at));
   const [min, setMin] = useState(scoreText(board?.min_score));
   const [max, setMax] = useState(scoreText(board?.max_score));
@@ -81,12 +113,17 @@ export function DefinitionForm({
       setProblem('The tournament must end after it starts.');
       return;
     }
+    if (scheduled && schedule.trim() === '') {
+      setProblem('Enter a reset schedule, e.g. 0 18 * * FRI (every Friday 18:00 UTC).');
+      return;
+    }
     setProblem(null);
     await onSave({
       board_name: name.trim(),
       order,
       operator,
-      period,
+      period: scheduled ? 'all_time' : (period as Schemas['ResetPeriod']),
+      reset_schedule: scheduled ? schedule.trim() : null,
       auto_reset_at: period === 'all_time' && resetAt ? fromUtcInput(resetAt) : null,
       min_score: minScore,
       max_score: maxScore,
@@ -98,8 +135,11 @@ export function DefinitionForm({
     });
   }
 
-  const periodHint = PERIODS.find((p) => p.value === period)?.hint;
-  const periodChanges = board !== undefined && board.period !== period;
+  const periodHint = scheduled
+    ? 'The board starts over at every firing of a cron expression, read in UTC, at most once an hour.'
+    : PERIODS.find((p) => p.value === period)?.hint;
+  const periodChanges =
+    board !== undefined && (scheduled ? (board.reset_schedule ?? '') !== schedule.trim() : board.period !== period || Boolean(board.reset_schedule));
 
   return (
     <form onSubmit={submit} className="form lb-definition-form">
@@ -131,15 +171,28 @@ export function DefinitionForm({
       {board && <p className="hint lb-bounds-hint">Which score is better and what each score does can change only while the board has no entries.</p>}
       <div className="lb-form-row">
         <Field label="Period" hint={periodHint}>
-          <select value={period} onChange={(e) => setPeriod(e.target.value as Schemas['ResetPeriod'])}>
+          <select value={period} onChange={(e) => setPeriod(e.target.value)}>
             {PERIODS.map((p) => (
               <option key={p.value} value={p.value}>
                 {p.label}
               </option>
             ))}
+            <option value={SCHEDULE_CHOICE}>Reset schedule (cron, UTC)</option>
           </select>
         </Field>
+        {scheduled && (
+          <Field label="Reset schedule (cron, UTC)" hint="minute hour day-of-month month day-of-week, e.g. 0 18 * * FRI: every Friday 18:00 UTC.">
+            <input required value={schedule} onChange={(e) => setSchedule(e.target.value)} placeholder="0 18 * * FRI" autoComplete="off" spellCheck={false} />
+          </Field>
+        )}
       </div>
+      {scheduled && preview.error && <p className="error lb-schedule-preview">{preview.error}</p>}
+      {scheduled && preview.next.length > 0 && (
+        <p className="hint lb-schedule-preview" aria-live="polite">
+          Next reset: {formatTime(preview.next[0])}
+          {preview.next.length > 1 && `, then ${preview.next.slice(1).map(formatTime).join(', ')}`}
+        </p>
+      )}
       {periodChanges && (
         <p className="notice">
           Changing the period takes effect at once: the current standings ({periodKeyLabel(board.current_period)}) become an archived period

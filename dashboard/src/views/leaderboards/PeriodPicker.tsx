@@ -47,7 +47,7 @@ export function PeriodPicker({
         periods.error
           ? `Earlier periods could not be loaded: ${periods.error}`
           : archived.length === 0 && periods.data
-            ? board.period === 'all_time' && !board.auto_reset_at
+            ? board.period === 'all_time' && !board.auto_reset_at && !board.reset_schedule
               ? 'An all-time board keeps one period; a one-time reset or a new period starts another.'
               : 'Earlier periods are listed here once the current one has ended.'
             : undefined

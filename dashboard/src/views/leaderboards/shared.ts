@@ -28,6 +28,9 @@ export const PERIODS: { value: string; label: string; hint: string }[] = [
   { value: 'monthly', label: 'Monthly', hint: 'A new board on the 1st of every month, 00:00 UTC.' },
 ];
 
+/** The period select's choice of a cron reset schedule instead of one of the periods. */
+export const SCHEDULE_CHOICE = 'schedule';
+
 export const PAGE_SIZE = 25;
 
 export function orderLabel(order: string): string {
