@@ -339,6 +339,7 @@ pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
     banLeaderboardPlayer: [403, 404],
     unbanLeaderboardPlayer: [403, 404],
     approveLeaderboardEntry: [403, 404],
+    previewResetSchedule: [403],
 };
 
 #[OpenApi(prefix_path = "/v1/games", tag = "ApiTags::Leaderboards")]

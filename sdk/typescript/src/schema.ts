@@ -4500,6 +4500,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large (`limit`, and `received` when it was read). */
             413: {
                 headers: {
@@ -4653,15 +4662,6 @@ export interface operations {
             };
             /** @description Missing, invalid or expired credentials. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5286,15 +5286,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -5343,15 +5334,6 @@ export interface operations {
             };
             /** @description Missing, invalid or expired credentials. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5855,15 +5837,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -6043,15 +6016,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -6118,15 +6082,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6206,15 +6161,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6324,15 +6270,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -6405,15 +6342,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6816,15 +6744,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -6897,15 +6816,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7101,15 +7011,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -7178,15 +7079,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7266,15 +7158,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7391,15 +7274,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -7468,15 +7342,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7652,15 +7517,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7858,15 +7714,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description The body did not arrive within the node's body timeout; the connection is closed. */
             408: {
                 headers: {
@@ -7978,15 +7825,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -8062,15 +7900,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8169,15 +7998,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -8246,15 +8066,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8341,8 +8152,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
+            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8350,8 +8161,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the node's body timeout; the connection is closed. */
-            408: {
+            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8822,17 +8633,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed for these credentials (`code` on a locked or pending account). */
+            /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8922,15 +8724,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -9003,15 +8796,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10115,15 +9899,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -10196,15 +9971,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10651,15 +10417,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -10728,15 +10485,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10820,15 +10568,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -10898,15 +10637,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10996,15 +10726,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -11087,15 +10808,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -11165,15 +10877,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11426,15 +11129,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -11638,15 +11332,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12081,26 +11766,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description The body did not arrive within the node's body timeout; the connection is closed. */
             408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflicts with what is stored (`version` on a save conflict; `code` on a tournament's refusal). */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12555,15 +12222,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests (`statusCode`, `message`; `Retry-After` says when to retry), or the monthly event quota is spent (`quota`). */
             429: {
                 headers: {
@@ -12729,15 +12387,6 @@ export interface operations {
             };
             /** @description Not allowed for these credentials (`code` on a locked or pending account, and on a score to a tournament the player has not joined). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or not visible to these credentials). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
