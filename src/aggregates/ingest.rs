@@ -3,8 +3,9 @@
 //! 1. the hour counts (events, log errors, revenue per environment and event name) are added
 //!    to this writer's shard;
 //! 2. the (scope, player, hour) and (scope, player, day) rows are inserted where missing; the
-//!    ones that were new add one to that hour's or day's distinct active users, and a day's
-//!    row gets the bits of the player's new hours in that day;
+//!    ones that were new add one to that hour's or day's distinct active users, a day's row
+//!    gets the bits of the player's new hours in that day, and an hour's row the bits of the
+//!    minutes the player was active in (for windows that split an hour: `dau_drop`);
 //!    A purchase's (scope, player, day) row is inserted where missing in the same way, and a
 //!    new one adds one to the day's distinct paying users (span `paying_day`);
 //! 3. players with a new day have their first and last day updated, locked (PostgreSQL) so
@@ -37,9 +38,23 @@ const ADD_COUNTS: &str = "INSERT INTO analytics_event_counts \
      log_errors = analytics_event_counts.log_errors + excluded.log_errors, \
      revenue = analytics_event_counts.revenue + excluded.revenue";
 
-const ADD_HOURS: &str = "INSERT INTO analytics_player_hours (game_id, scope, hour, actor_id) \
-     SELECT $1, value->>'s', CAST(value->>'b' AS BIGINT), value->>'a' FROM {rows} WHERE true \
+/// Who was active in an hour, with the minutes of it (bit m for minute m): a new row adds one
+/// to that hour's distinct active users.
+const ADD_HOURS: &str =
+    "INSERT INTO analytics_player_hours (game_id, scope, hour, actor_id, minutes) \
+     SELECT $1, value->>'s', CAST(value->>'b' AS BIGINT), value->>'a', \
+     CAST(value->>'m' AS BIGINT) FROM {rows} WHERE true \
      ON CONFLICT DO NOTHING RETURNING scope, actor_id, hour, CAST(0 AS BIGINT)";
+
+/// The minutes of known (scope, player, hour) rows, added where they are new. A row from before
+/// minutes were kept (`minutes` null) stays null: its minutes are unknown.
+const OR_MINUTES: &str =
+    "INSERT INTO analytics_player_hours (game_id, scope, hour, actor_id, minutes) \
+     SELECT $1, value->>'s', CAST(value->>'b' AS BIGINT), value->>'a', \
+     CAST(value->>'m' AS BIGINT) FROM {rows} WHERE true \
+     ON CONFLICT (game_id, scope, hour, actor_id) DO UPDATE SET \
+     minutes = analytics_player_hours.minutes | excluded.minutes \
+     WHERE (analytics_player_hours.minutes | excluded.minutes) <> analytics_player_hours.minutes";
 
 /// Who made a purchase on a day (a new row adds one to that day's paying users).
 const ADD_PAYING: &str = "INSERT INTO analytics_paying_days (game_id, scope, actor_id, day) \
@@ -167,10 +182,10 @@ struct CountRow<'a> {
     r: f64,
 }
 
-/// A (scope, player, day) row with the day's hours (`m`, bit h for hour h) the player is newly
-/// active in.
+/// A (scope, player, bucket) row with the bits of the bucket's parts the player is active in:
+/// a day's hours (`m`, bit h for hour h) or an hour's minutes (bit m for minute m).
 #[derive(Serialize)]
-struct DayRow<'a> {
+struct MaskRow<'a> {
     s: &'a str,
     a: &'a str,
     b: i64,
@@ -226,7 +241,7 @@ struct SessionRow<'a> {
 
 /// Sessions started (`n`) and their length (`m`) to add to a (scope, day).
 #[derive(Serialize)]
-struct SessionDayRow<'a> {
+struct SessionMaskRow<'a> {
     s: &'a str,
     d: i64,
     n: i64,
@@ -276,8 +291,9 @@ pub async fn add(tx: &mut Tx<'_>, stored: &[&events::Model], shard: i16) -> Resu
 /// backfill: when it has one, nothing is written and its boundary comes back instead.
 ///
 /// The day rows follow from the new hour rows alone (a player's new day has only new hours),
-/// so a group of players already seen in their hours writes nothing but the hour counts.
-/// `xmax = 0` tells a day row this statement inserted from one whose hour bits it added to:
+/// so a group of players already seen in their hours writes only the hour counts and the
+/// minutes of the hour rows that gained one. `xmax = 0` tells a row this statement inserted
+/// from one whose bits it added to:
 /// the upsert waits for a concurrent writer's insert of the same row and then updates it,
 /// where a separate UPDATE would not see that row in the statement's snapshot.
 static AT_ONCE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
@@ -321,14 +337,19 @@ const AT_ONCE_PLAYERS: &str = "WITH pending AS (\
        log_errors = analytics_event_counts.log_errors + excluded.log_errors, \
        revenue = analytics_event_counts.revenue + excluded.revenue\
      ), new_hours AS (\
-       INSERT INTO analytics_player_hours (game_id, scope, hour, actor_id) \
-       SELECT $1, value->>'s', CAST(value->>'b' AS BIGINT), value->>'a' \
+       INSERT INTO analytics_player_hours (game_id, scope, hour, actor_id, minutes) \
+       SELECT $1, value->>'s', CAST(value->>'b' AS BIGINT), value->>'a', \
+       CAST(value->>'m' AS BIGINT) \
        FROM json_array_elements($4::json) WHERE NOT EXISTS (SELECT 1 FROM pending) \
-       ON CONFLICT DO NOTHING RETURNING scope, actor_id, hour\
+       ON CONFLICT (game_id, scope, hour, actor_id) DO UPDATE SET \
+       minutes = analytics_player_hours.minutes | excluded.minutes \
+       WHERE (analytics_player_hours.minutes | excluded.minutes) <> analytics_player_hours.minutes \
+       RETURNING scope, actor_id, hour, xmax = 0 AS inserted\
      ), days AS (\
        INSERT INTO analytics_player_days (game_id, scope, actor_id, day, hours) \
        SELECT $1, scope, actor_id, hour / 24, bit_or(CAST(1 AS BIGINT) << CAST(hour % 24 AS INTEGER)) \
-       FROM new_hours GROUP BY scope, actor_id, hour / 24 ORDER BY scope, actor_id, hour / 24 \
+       FROM new_hours WHERE inserted \
+       GROUP BY scope, actor_id, hour / 24 ORDER BY scope, actor_id, hour / 24 \
        ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET \
        hours = analytics_player_days.hours | excluded.hours \
        RETURNING scope, actor_id, day, xmax = 0 AS inserted\
@@ -340,7 +361,7 @@ const AT_ONCE_PLAYERS: &str = "WITH pending AS (\
      ), active AS (\
        INSERT INTO analytics_active_users (game_id, scope, span, bucket, shard, users) \
        SELECT $1, scope, span, bucket, $3, users FROM (\
-         SELECT scope, 'hour' AS span, hour AS bucket, count(*) AS users FROM new_hours GROUP BY scope, hour \
+         SELECT scope, 'hour' AS span, hour AS bucket, count(*) AS users FROM new_hours WHERE inserted GROUP BY scope, hour \
          UNION ALL SELECT scope, 'day', day, count(*) FROM days WHERE inserted GROUP BY scope, day \
          UNION ALL SELECT scope, 'paying_day', day, count(*) FROM paying GROUP BY scope, day\
        ) buckets ORDER BY scope, span, bucket \
@@ -418,6 +439,18 @@ pub async fn add_game(
     add_session_days(tx, game_id, &changes, shard).await?;
     let new_hours = tx.fetch(ADD_HOURS, game_id, Some(&json(&hours))).await?;
     add_active(tx, game_id, "hour", &new_hours, shard).await?;
+    let new_hour_keys: BTreeSet<(&str, &str, i64)> = new_hours
+        .iter()
+        .map(|(scope, actor, hour, _)| (scope.as_str(), actor.as_str(), *hour))
+        .collect();
+    let known_hours: Vec<&MaskRow> = hours
+        .iter()
+        .filter(|row| !new_hour_keys.contains(&(row.s, row.a, row.b)))
+        .collect();
+    if !known_hours.is_empty() {
+        tx.execute(OR_MINUTES, game_id, &json(&known_hours), None)
+            .await?;
+    }
     if !paying.is_empty() {
         let new_paying = tx.fetch(ADD_PAYING, game_id, Some(&json(&paying))).await?;
         add_active(tx, game_id, PAYING_DAY, &new_paying, shard).await?;
@@ -431,9 +464,9 @@ pub async fn add_game(
             .entry((scope, actor, hour.div_euclid(HOURS_PER_DAY)))
             .or_default() |= 1 << hour.rem_euclid(HOURS_PER_DAY);
     }
-    let days: Vec<DayRow> = days
+    let days: Vec<MaskRow> = days
         .into_iter()
-        .map(|(s, a, b)| DayRow {
+        .map(|(s, a, b)| MaskRow {
             s,
             a,
             b,
@@ -446,10 +479,10 @@ pub async fn add_game(
         .iter()
         .map(|(scope, actor, day, _)| (scope.as_str(), actor.as_str(), *day))
         .collect();
-    let known_days: Vec<DayRow> = masks
+    let known_days: Vec<MaskRow> = masks
         .iter()
         .filter(|(day, _)| !inserted.contains(*day))
-        .map(|((s, a, b), m)| DayRow { s, a, b: *b, m: *m })
+        .map(|((s, a, b), m)| MaskRow { s, a, b: *b, m: *m })
         .collect();
     if !known_days.is_empty() {
         tx.execute(OR_HOURS, game_id, &json(&known_days), None)
@@ -464,8 +497,8 @@ pub async fn add_game(
 /// One game's rows as the aggregates key them.
 struct Grouped<'a> {
     counts: Vec<CountRow<'a>>,
-    /// (scope, hour, player), sorted.
-    hours: Vec<PlayerRow<'a>>,
+    /// (scope, hour, player) with the minutes of the hour, sorted.
+    hours: Vec<MaskRow<'a>>,
     /// (scope, player, day), sorted.
     days: BTreeSet<(&'a str, &'a str, i64)>,
     /// (scope, player, day) of purchases, sorted.
@@ -481,13 +514,14 @@ struct Grouped<'a> {
 /// `all`.
 fn group<'a>(rows: &[&'a events::Model]) -> Grouped<'a> {
     let mut counts: BTreeMap<(i64, &str, &str), (i64, i64, f64)> = BTreeMap::new();
-    let mut hours: BTreeSet<(&str, i64, &str)> = BTreeSet::new();
+    let mut hours: BTreeMap<(&str, i64, &str), i64> = BTreeMap::new();
     let mut days: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
     let mut paying: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
     let mut sessions: BTreeMap<(&str, &str), Session> = BTreeMap::new();
     for row in rows {
         let hour = hour_of(row.occurred_at);
         let day = day_of(row.occurred_at);
+        let minute_bit = 1i64 << row.occurred_at.timestamp().div_euclid(60).rem_euclid(60);
         let count = counts
             .entry((hour, &row.environment, &row.event_name))
             .or_insert((0, 0, 0.0));
@@ -500,7 +534,7 @@ fn group<'a>(rows: &[&'a events::Model]) -> Grouped<'a> {
             count.2 += row.revenue_amount.unwrap_or(0.0);
         }
         for scope in [row.environment.as_str(), ALL_ENVIRONMENTS] {
-            hours.insert((scope, hour, &row.actor_id));
+            *hours.entry((scope, hour, &row.actor_id)).or_default() |= minute_bit;
             days.insert((scope, &row.actor_id, day));
             if row.event_name == "purchase" {
                 paying.insert((scope, &row.actor_id, day));
@@ -515,9 +549,9 @@ fn group<'a>(rows: &[&'a events::Model]) -> Grouped<'a> {
         .into_iter()
         .map(|((h, e, n), (c, l, r))| CountRow { h, e, n, c, l, r })
         .collect();
-    let hours: Vec<PlayerRow> = hours
+    let hours: Vec<MaskRow> = hours
         .into_iter()
-        .map(|(s, b, a)| PlayerRow { s, a, b })
+        .map(|((s, b, a), m)| MaskRow { s, a, b, m })
         .collect();
     let paying: Vec<PlayerRow> = paying
         .into_iter()
@@ -612,10 +646,10 @@ async fn add_session_days(
             counts.1 -= prev_length_ms.unwrap_or(0);
         }
     }
-    let rows: Vec<SessionDayRow> = days
+    let rows: Vec<SessionMaskRow> = days
         .into_iter()
         .filter(|(_, counts)| *counts != (0, 0))
-        .map(|((s, d), (n, m))| SessionDayRow { s, d, n, m })
+        .map(|((s, d), (n, m))| SessionMaskRow { s, d, n, m })
         .collect();
     if rows.is_empty() {
         return Ok(());

@@ -320,7 +320,7 @@ impl Pieces {
     }
 }
 
-fn at(epoch_seconds: i64) -> DateTime<Utc> {
+pub(super) fn at(epoch_seconds: i64) -> DateTime<Utc> {
     DateTime::from_timestamp(epoch_seconds, 0).expect("a bucket edge is a valid time")
 }
 

@@ -172,6 +172,15 @@ fn generate(dice: &mut Dice, now: DateTime<Utc>) -> (Vec<Sent>, Vec<Sent>) {
             json!({}),
         ));
     }
+    // Around the edges of the alerts' day windows (now minus whole days), in the minute they
+    // split: the evaluation runs a few seconds after `now`, so some land on each side.
+    for days in [1, 2, 3, 4] {
+        for seconds in [-20, -1, 2, 5, 9, 30, 75] {
+            let when = now - Duration::days(days) + Duration::seconds(seconds);
+            let player = format!("edge-{}", dice.roll(6));
+            first.push(some_event(dice, "development", Some(&player), when));
+        }
+    }
     (first, late)
 }
 

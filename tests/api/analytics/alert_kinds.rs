@@ -71,13 +71,40 @@ async fn every_alert_kind_evaluated_from_the_aggregates_equals_the_raw_events() 
     let token = app.new_user().await;
     let mut dice = Dice(0xa1e7_5eed);
     let game_id = game_with_events(&app, &token, &mut dice).await;
-    for kind in [
+    let kinds = [
         "crash_spike",
         "log_error_spike",
         "revenue_drop",
         "dau_drop",
         "retention_drop",
-    ] {
+    ];
+    evaluations_equal_the_events(&app, &token, game_id, &kinds).await;
+}
+
+/// Hour rows kept before their minutes were (migration 95) have none: a `dau_drop` window
+/// whose edges split their hours reads those parts from the events, and answers the same.
+#[tokio::test]
+async fn dau_drop_over_hours_counted_before_minutes_were_kept_equals_the_raw_events() {
+    let app = spawn_app().await;
+    let token = app.new_user().await;
+    let mut dice = Dice(0xd0_0d1e);
+    let game_id = game_with_events(&app, &token, &mut dice).await;
+    app.state
+        .db
+        .execute_raw(sea_orm::Statement::from_sql_and_values(
+            app.state.db.get_database_backend(),
+            "UPDATE analytics_player_hours SET minutes = NULL WHERE game_id = $1",
+            [game_id.into()],
+        ))
+        .await
+        .unwrap();
+    evaluations_equal_the_events(&app, &token, game_id, &["dau_drop"]).await;
+}
+
+/// Evaluates a rule of each kind (24 hours over both environments, 72 over one) and compares
+/// it with the raw events at some second the evaluation ran in.
+async fn evaluations_equal_the_events(app: &TestApp, token: &str, game_id: Uuid, kinds: &[&str]) {
+    for &kind in kinds {
         for (window, environment) in [(24, None), (72, Some("development"))] {
             let mut rule = json!({
                 "game_id": game_id,
