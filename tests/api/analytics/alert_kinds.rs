@@ -118,7 +118,7 @@ async fn evaluations_equal_the_events(app: &TestApp, token: &str, game_id: Uuid,
                 rule["environment"] = json!(environment);
             }
             let rule = app
-                .dashboard(Method::POST, "/v1/alerts", &token)
+                .dashboard(Method::POST, "/v1/alerts", token)
                 .json(&rule)
                 .expect_status(201)
                 .await;
@@ -134,7 +134,7 @@ async fn evaluations_equal_the_events(app: &TestApp, token: &str, game_id: Uuid,
                 .unwrap();
             let path = format!("/v1/alerts/{}/evaluate", rule["rule_id"].as_str().unwrap());
             let answer = app
-                .dashboard(Method::POST, &path, &token)
+                .dashboard(Method::POST, &path, token)
                 .expect_status(200)
                 .await;
             let after = app
@@ -149,7 +149,7 @@ async fn evaluations_equal_the_events(app: &TestApp, token: &str, game_id: Uuid,
             let mut seen = Vec::new();
             let mut second = before;
             while second <= after {
-                let want = reference_evaluation(&app, &scope, kind, window, second).await;
+                let want = reference_evaluation(app, &scope, kind, window, second).await;
                 if (got.0 - want.0).abs() < 0.01 && (got.1 - want.1).abs() < 0.01 {
                     break;
                 }
