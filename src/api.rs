@@ -98,19 +98,35 @@ pub const STATUSES: &[crate::http::Statuses] = &[
     crate::economy::dashboard_api::STATUSES,
 ];
 
+/// What the routes serve that depends on the code alone: the finished OpenAPI document and the
+/// Swagger UI page with the document inside. Rendered by the first node a process builds (some
+/// 35 ms of a debug build's start, which a test process pays for every node it starts).
+struct Rendered {
+    document: String,
+    docs_page: String,
+}
+
+static RENDERED: std::sync::OnceLock<Rendered> = std::sync::OnceLock::new();
+
 /// Every route with its middleware: CORS, request ids, body cap, rate limits, JSON errors.
 pub fn routes(state: &AppState) -> BoxEndpoint<'static, Response> {
     let service = openapi(state);
-    let docs = service.swagger_ui();
-    let spec = crate::http::document(&service.spec(), STATUSES);
-    crate::http::validation::init(|| spec.clone());
-    crate::http::parameters::init(|| spec.clone());
+    let rendered = RENDERED.get_or_init(|| Rendered {
+        document: crate::http::document(&service.spec(), STATUSES),
+        docs_page: service.swagger_ui_html(),
+    });
+    crate::http::validation::init(|| rendered.document.clone());
+    crate::http::parameters::init(|| rendered.document.clone());
     let body_timeout = Duration::from_secs(state.settings.body_timeout_secs);
-    let spec = poem::endpoint::make_sync(move |_| {
+    let spec = poem::endpoint::make_sync(|_| {
         Response::builder()
             .content_type("application/json; charset=utf-8")
-            .body(spec.clone())
+            .body(rendered.document.as_str())
     });
+    let docs = Route::new().at(
+        "/",
+        poem::endpoint::make_sync(|_| poem::web::Html(rendered.docs_page.as_str())),
+    );
     Route::new()
         .nest("/", service)
         .nest("/docs", crate::http::docs_page::protect(docs))

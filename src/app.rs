@@ -42,6 +42,15 @@ impl Application {
                 );
             }
         }
+        let cost = settings.password_hash_cost();
+        if cost.below_owasp() {
+            tracing::warn!(
+                memory_kib = cost.memory_kib,
+                iterations = cost.iterations,
+                "new password hashes cost less than OWASP's minimum (19 MiB x 2 passes): \
+                 stolen ones are cheaper to crack; meant for test suites, never production"
+            );
+        }
         // Process-wide, installed by the first node built; every later one shares it.
         crate::telemetry::install();
         let db = cold::connect(&settings.database_url, settings.db_max_connections).await?;

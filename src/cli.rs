@@ -305,6 +305,19 @@ pub struct Settings {
           value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub password_hash_queue: u32,
 
+    /// Memory of each new password hash, in KiB (argon2id's m). With the iterations' default,
+    /// the default (19 MiB) is OWASP's minimum; a lower cost makes stolen hashes cheaper to
+    /// crack and is meant for test suites only (the node warns at start). A stored hash is
+    /// verified with the cost it was made with.
+    #[arg(long, env = "PLAYTRACE_PASSWORD_HASH_MEMORY_KIB", default_value_t = 19_456,
+          value_parser = clap::value_parser!(u32).range(8..=4_194_304))]
+    pub password_hash_memory_kib: u32,
+
+    /// Passes over that memory of each new password hash (argon2id's t); see the memory.
+    #[arg(long, env = "PLAYTRACE_PASSWORD_HASH_ITERATIONS", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub password_hash_iterations: u32,
+
     /// Bearer token `GET /metrics` requires (`Authorization: Bearer <token>`), compared in
     /// constant time. Unset means the metrics are open to whoever reaches the node: keep the
     /// route off the public internet (at the proxy) or set a token.
@@ -319,6 +332,14 @@ impl Settings {
         match cli.command {
             Command::Serve(settings) => *settings,
             _ => unreachable!("parsed the serve subcommand"),
+        }
+    }
+
+    /// The cost of a new password hash.
+    pub fn password_hash_cost(&self) -> crate::auth::password::Cost {
+        crate::auth::password::Cost {
+            memory_kib: self.password_hash_memory_kib,
+            iterations: self.password_hash_iterations,
         }
     }
 

@@ -32,7 +32,9 @@ export async function startPlaytrace(args = []) {
     database = `pt_e2e_${randomBytes(6).toString('hex')}`;
     const made = spawnSync('psql', [`${PG_URL}/postgres`, '-qc', `CREATE DATABASE ${database}`], { encoding: 'utf8' });
     if (made.status !== 0) throw new Error(`cannot create the PostgreSQL database: ${made.stderr}`);
-    store.push('--database-url', `${PG_URL}/${database}`, '--redis-url', REDIS_URL, '--redis-prefix', `${database}:`);
+    // Without TLS, as the local server runs: sqlx otherwise asks for TLS first, which costs
+    // each new connection about 90 ms over TCP (docs/testing.md).
+    store.push('--database-url', `${PG_URL}/${database}?sslmode=disable`, '--redis-url', REDIS_URL, '--redis-prefix', `${database}:`);
   } else {
     store.push('--database-url', `sqlite://${join(dir, 'playtrace.db')}?mode=rwc`);
   }
@@ -41,7 +43,14 @@ export async function startPlaytrace(args = []) {
   const launch = (listen) =>
     new Promise((ok, fail) => {
       child = spawn(BINARY, ['serve', '--listen', listen, ...store, ...args], {
-        env: { ...process.env, RUST_LOG: 'warn,playtrace=info' },
+        // Password hashes at a test suite's cost, as in the Rust suite (tests/api/helpers.rs):
+        // at OWASP's 19 MiB x 2 passes they were most of these servers' CPU.
+        env: {
+          PLAYTRACE_PASSWORD_HASH_MEMORY_KIB: '64',
+          PLAYTRACE_PASSWORD_HASH_ITERATIONS: '1',
+          ...process.env,
+          RUST_LOG: 'warn,playtrace=info',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const timer = setTimeout(() => fail(new Error(`playtrace did not start:\n${log}`)), 30_000);

@@ -107,7 +107,9 @@ pub async fn set_password(db: &Db, email: &Email, new_password: String) -> Resul
     password::check_strength(&new_password, Some(email.as_str()))
         .map_err(|refused| AdminError::Password(refused.message().to_string()))?;
     let user = account(db, email).await?;
-    let hash = password::Hashing::new(1, 0)
+    // OWASP's cost: the node's own cost setting is not read here, and a test setting of it
+    // must never reach a password an operator sets.
+    let hash = password::Hashing::new(1, 0, password::Cost::OWASP)
         .admit()
         .map_err(|error| AdminError::Password(error.message().to_string()))?
         .hash(new_password)

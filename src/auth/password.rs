@@ -1,7 +1,7 @@
-//! Password hashing: argon2id with OWASP's parameters (19 MiB, 2 passes, 1 lane), always on a
-//! blocking thread so hashing never stalls the async workers, and bounded per node (`Hashing`):
-//! a few hashes at once and a short queue, so a flood of sign-ins can neither take every core
-//! from the game routes nor pile up without end.
+//! Password hashing: argon2id with OWASP's parameters (19 MiB, 2 passes, 1 lane) unless the
+//! settings ask for another cost, always on a blocking thread so hashing never stalls the async
+//! workers, and bounded per node (`Hashing`): a few hashes at once and a short queue, so a flood
+//! of sign-ins can neither take every core from the game routes nor pile up without end.
 use crate::error::ApiError;
 use argon2::{
     password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString},
@@ -14,9 +14,33 @@ pub const MIN_PASSWORD_LENGTH: usize = 8;
 /// Longer inputs are refused so nobody can make the hasher chew megabytes.
 pub const MAX_PASSWORD_LENGTH: usize = 256;
 
-fn hasher() -> Argon2<'static> {
-    let params = Params::new(19 * 1024, 2, 1, None).expect("valid argon2 parameters");
-    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+/// The memory (KiB) and passes of a new hash. A stored hash is verified with the cost it was
+/// made with (its PHC string says it), so a change applies to passwords set from then on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cost {
+    pub memory_kib: u32,
+    pub iterations: u32,
+}
+
+impl Cost {
+    /// OWASP's recommended minimum for argon2id (Password Storage Cheat Sheet): 19 MiB, 2 passes.
+    pub const OWASP: Cost = Cost {
+        memory_kib: 19 * 1024,
+        iterations: 2,
+    };
+
+    /// Whether this costs a guesser less than OWASP's minimum. The cheat sheet's equivalent
+    /// pairs trade memory for passes (47 MiB x 1 ... 7 MiB x 5) at about 35 MiB-passes.
+    pub fn below_owasp(self) -> bool {
+        self.memory_kib < 7 * 1024
+            || u64::from(self.memory_kib) * u64::from(self.iterations) < 35 * 1024
+    }
+
+    fn hasher(self) -> Argon2<'static> {
+        let params = Params::new(self.memory_kib, self.iterations, 1, None)
+            .expect("argon2 parameters within the settings' ranges");
+        Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+    }
 }
 
 /// The refusal of a password found on the lists of common passwords, or as easy to guess.
@@ -80,31 +104,43 @@ pub fn check_strength(password: &str, email: Option<&str>) -> Result<(), ApiErro
 pub struct Hashing {
     admitted: Arc<Semaphore>,
     running: Arc<Semaphore>,
+    cost: Cost,
+    /// A hash of a random password at `cost`, verified when there is no stored hash.
+    dummy: Arc<OnceLock<String>>,
 }
 
 /// A place in the pool, taken before the request's other work; one hash or verification.
 pub struct Ticket {
     _admitted: OwnedSemaphorePermit,
     running: Arc<Semaphore>,
+    cost: Cost,
+    dummy: Arc<OnceLock<String>>,
 }
 
 impl Hashing {
-    pub fn new(workers: usize, queue: usize) -> Self {
+    pub fn new(workers: usize, queue: usize, cost: Cost) -> Self {
         let workers = workers.max(1);
         Self {
             admitted: Arc::new(Semaphore::new(workers + queue)),
             running: Arc::new(Semaphore::new(workers)),
+            cost,
+            dummy: Arc::default(),
         }
     }
 
     /// From the settings: `--password-hash-workers` (half the cores, at least one, when
-    /// unset) and `--password-hash-queue`.
+    /// unset), `--password-hash-queue` and the cost (`--password-hash-memory-kib`,
+    /// `--password-hash-iterations`).
     pub fn from_settings(settings: &crate::cli::Settings) -> Self {
         let workers = match settings.password_hash_workers {
             Some(workers) => workers as usize,
             None => std::thread::available_parallelism().map_or(1, |cores| cores.get() / 2),
         };
-        Self::new(workers, settings.password_hash_queue as usize)
+        Self::new(
+            workers,
+            settings.password_hash_queue as usize,
+            settings.password_hash_cost(),
+        )
     }
 
     /// A place in the pool, or 503 with `Retry-After: 1` when the pool and its queue are full.
@@ -113,6 +149,8 @@ impl Hashing {
             Ok(permit) => Ok(Ticket {
                 _admitted: permit,
                 running: self.running.clone(),
+                cost: self.cost,
+                dummy: self.dummy.clone(),
             }),
             Err(_) => {
                 let mut busy = ApiError::unavailable(
@@ -137,9 +175,10 @@ impl Ticket {
     }
 
     pub async fn hash(self, password: String) -> Result<String, ApiError> {
+        let cost = self.cost;
         self.run(move || {
             let salt = SaltString::generate(&mut OsRng);
-            hasher()
+            cost.hasher()
                 .hash_password(password.as_bytes(), &salt)
                 .map(|h| h.to_string())
                 .map_err(|e| ApiError::internal(format!("hashing failed: {e}")))
@@ -150,12 +189,15 @@ impl Ticket {
     /// Verifies `password` against `stored`. With no stored hash (unknown user, pending
     /// account) a dummy hash is verified instead, so the answer takes the same time either way.
     pub async fn verify(self, password: String, stored: Option<String>) -> Result<bool, ApiError> {
+        let (cost, dummy) = (self.cost, self.dummy.clone());
         self.run(move || {
             let known = stored.is_some();
-            let stored = stored.unwrap_or_else(|| dummy_hash().to_string());
+            let stored = stored.unwrap_or_else(|| dummy_hash(&dummy, cost).to_string());
             let parsed = PasswordHash::new(&stored)
                 .map_err(|e| ApiError::internal(format!("bad stored hash: {e}")))?;
-            let matches = hasher()
+            // argon2 verifies with the memory and passes the stored hash names.
+            let matches = cost
+                .hasher()
                 .verify_password(password.as_bytes(), &parsed)
                 .is_ok();
             Ok(known && matches)
@@ -164,15 +206,67 @@ impl Ticket {
     }
 }
 
-fn dummy_hash() -> &'static str {
-    static DUMMY: OnceLock<String> = OnceLock::new();
-    DUMMY.get_or_init(|| {
+fn dummy_hash(dummy: &OnceLock<String>, cost: Cost) -> &str {
+    dummy.get_or_init(|| {
         let salt = SaltString::generate(&mut OsRng);
-        hasher()
+        cost.hasher()
             .hash_password(crate::auth::random_hex(16).as_bytes(), &salt)
             .expect("hash dummy password")
             .to_string()
     })
+}
+
+#[cfg(test)]
+mod cost_tests {
+    use super::*;
+
+    #[test]
+    fn owasps_pairs_pass_and_anything_cheaper_is_below() {
+        for (memory_kib, iterations) in [
+            (47_104, 1),
+            (19_456, 2),
+            (12_288, 3),
+            (9_216, 4),
+            (7_168, 5),
+        ] {
+            let cost = Cost {
+                memory_kib,
+                iterations,
+            };
+            assert!(!cost.below_owasp(), "{cost:?}");
+        }
+        for (memory_kib, iterations) in [(19_456, 1), (64, 1), (6_144, 64), (12_288, 2)] {
+            let cost = Cost {
+                memory_kib,
+                iterations,
+            };
+            assert!(cost.below_owasp(), "{cost:?}");
+        }
+    }
+
+    #[test]
+    fn a_hash_made_at_one_cost_verifies_at_another() {
+        let cheap = Cost {
+            memory_kib: 64,
+            iterations: 1,
+        };
+        let salt = SaltString::generate(&mut OsRng);
+        let stored = cheap
+            .hasher()
+            .hash_password(b"a long passphrase", &salt)
+            .unwrap()
+            .to_string();
+        assert!(stored.contains("m=64,t=1"), "{stored}");
+        let parsed = PasswordHash::new(&stored).unwrap();
+        assert!(Cost::OWASP
+            .hasher()
+            .verify_password(b"a long passphrase", &parsed)
+            .is_ok());
+        assert!(Cost::OWASP
+            .hasher()
+            .verify_password(b"another passphrase", &parsed)
+            .is_err());
+    }
 }
 
 #[cfg(test)]

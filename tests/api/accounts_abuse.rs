@@ -1,7 +1,7 @@
 //! Accounts under abuse (issue 29): a flood of sign-ins, guessing, session revocation and
 //! mail bombing, each seen from outside.
 use crate::{
-    helpers::{spawn_app, spawn_app_with, Fetch, TestApp, PASSWORD},
+    helpers::{owasp_cost, spawn_app, spawn_app_with, Fetch, TestApp, PASSWORD},
     mail_sink::{token_in, MailSink},
 };
 use futures_util::future::join_all;
@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 #[tokio::test]
 async fn a_flood_of_sign_ins_is_bounded_and_game_routes_do_not_wait_for_it() {
     let app = spawn_app_with(|settings| {
+        owasp_cost(settings);
         settings.password_hash_workers = Some(1);
         settings.password_hash_queue = 4;
         settings.rate_limit_per_minute = 100_000;
@@ -87,16 +88,11 @@ async fn sign_in(app: &TestApp, email: &str, password: &str) -> (u16, Value) {
     .await
 }
 
-/// The median time of three sign-ins.
-async fn median_sign_in(app: &TestApp, email: &str, password: &str) -> Duration {
-    let mut times = Vec::new();
-    for _ in 0..3 {
-        let started = Instant::now();
-        sign_in(app, email, password).await;
-        times.push(started.elapsed());
-    }
-    times.sort();
-    times[1]
+/// How long one sign-in takes.
+async fn timed_sign_in(app: &TestApp, email: &str, password: &str) -> Duration {
+    let started = Instant::now();
+    sign_in(app, email, password).await;
+    started.elapsed()
 }
 
 #[tokio::test]
@@ -126,7 +122,7 @@ async fn an_unknown_address_locks_exactly_like_an_account() {
 
 #[tokio::test]
 async fn a_locked_address_takes_as_long_to_answer_as_a_checked_password() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(owasp_cost).await;
     app.register("erik@studio.test").await;
     for _ in 0..5 {
         sign_in(&app, "erik@studio.test", "a wrong guess").await;
@@ -134,10 +130,16 @@ async fn a_locked_address_takes_as_long_to_answer_as_a_checked_password() {
     assert_eq!(sign_in(&app, "erik@studio.test", PASSWORD).await.0, 403);
 
     // Act
-    let locked = median_sign_in(&app, "erik@studio.test", "a wrong guess").await;
-    let checked = median_sign_in(&app, "someone@studio.test", "a wrong guess").await;
+    // The two kinds alternate, and each is judged by its fastest answer: other tests share the
+    // cores, and a slow moment says nothing of the work an answer needs.
+    let (mut locked, mut checked) = (Duration::MAX, Duration::MAX);
+    for _ in 0..4 {
+        locked = locked.min(timed_sign_in(&app, "erik@studio.test", "a wrong guess").await);
+        checked = checked.min(timed_sign_in(&app, "someone@studio.test", "a wrong guess").await);
+    }
 
-    // Assert: the lock is not a shortcut that tells it apart (it used to skip the hash).
+    // Assert: the lock is not a shortcut that tells it apart (it used to skip the hash, 1 ms
+    // against 18).
     assert!(
         locked * 3 >= checked,
         "locked answers in {locked:?}, a checked password in {checked:?}"

@@ -1,5 +1,5 @@
 //! `spawn_app()` and the `TestApp` helpers every suite uses.
-use crate::pg_template;
+use crate::{pg_template, sqlite_template};
 use playtrace::{
     app::Application,
     cli::Settings,
@@ -24,6 +24,14 @@ pub fn postgres_admin_url() -> String {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
 }
 
+/// The URL of `database` on the test server. Without TLS, as the local server runs: sqlx 0.9
+/// otherwise asks for TLS first, and over TCP that question costs each new connection about
+/// 90 ms (its next write waits on the delayed ACK, Nagle's algorithm still being on), which
+/// was most of a test's start on this backend (docs/testing.md).
+pub fn postgres_url(database: &str) -> String {
+    format!("{}/{database}?sslmode=disable", postgres_admin_url())
+}
+
 pub fn redis_url() -> String {
     std::env::var("PLAYTRACE_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }
@@ -43,9 +51,8 @@ impl Backend {
         let id = Uuid::new_v4().simple().to_string();
         if services_backend() {
             let name = format!("pt_test_{id}");
-            let template = pg_template::migrated_template(&postgres_admin_url()).await;
-            let admin = format!("{}/postgres", postgres_admin_url());
-            let db = sea_orm::Database::connect(admin)
+            let template = pg_template::migrated_template().await;
+            let db = sea_orm::Database::connect(postgres_url("postgres"))
                 .await
                 .expect("PostgreSQL is reachable");
             let create = format!("CREATE DATABASE {name} TEMPLATE {template}");
@@ -54,7 +61,7 @@ impl Backend {
                 .expect("create test database");
             db.close().await.ok();
             Self {
-                database_url: format!("{}/{name}", postgres_admin_url()),
+                database_url: postgres_url(&name),
                 redis_url: Some(redis_url()),
                 redis_prefix: format!("pt-test:{id}:"),
                 _dir: None,
@@ -62,6 +69,7 @@ impl Backend {
         } else {
             let dir = tempfile::tempdir().expect("temp dir");
             let path = dir.path().join("playtrace.db");
+            sqlite_template::copy_migrated_to(&path).await;
             Self {
                 database_url: format!("sqlite://{}?mode=rwc", path.display()),
                 redis_url: None,
@@ -78,8 +86,21 @@ impl Backend {
         settings.redis_url = self.redis_url.clone();
         settings.redis_prefix = self.redis_prefix.clone();
         settings.db_max_connections = 5;
+        // A real argon2id hash at a test suite's cost (Django's and Rails' suites do the
+        // same): at OWASP's 19 MiB x 2 passes, hashing was 60% of the suite's CPU. The tests
+        // of the hashing pool and of answer times set the production cost back (`owasp_cost`).
+        settings.password_hash_memory_kib = 64;
+        settings.password_hash_iterations = 1;
         settings
     }
+}
+
+/// Puts back the production cost of a password hash, for a test whose meaning depends on the
+/// time a hash takes.
+pub fn owasp_cost(settings: &mut Settings) {
+    let cost = playtrace::auth::password::Cost::OWASP;
+    settings.password_hash_memory_kib = cost.memory_kib;
+    settings.password_hash_iterations = cost.iterations;
 }
 
 pub struct TestApp {

@@ -6,6 +6,7 @@ mod helpers;
 mod mail_sink;
 mod pg_template;
 mod receiver;
+mod sqlite_template;
 
 mod accounts;
 mod accounts_abuse;

@@ -427,12 +427,12 @@ async fn events_are_stored_after_the_database_dropped_every_connection() {
         .database_url
         .rsplit('/')
         .next()
+        .and_then(|name_and_query| name_and_query.split('?').next())
         .unwrap()
         .to_string();
-    let admin =
-        sea_orm::Database::connect(format!("{}/postgres", crate::helpers::postgres_admin_url()))
-            .await
-            .unwrap();
+    let admin = sea_orm::Database::connect(crate::helpers::postgres_url("postgres"))
+        .await
+        .unwrap();
     sea_orm::ConnectionTrait::execute_unprepared(
         &admin,
         &format!(
