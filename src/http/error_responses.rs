@@ -207,7 +207,7 @@ fn error_schema() -> Value {
             "field": { "type": "string", "description": "The body field, or the path or query parameter, at fault (400)." },
             "code": {
                 "type": "string",
-                "description": "Why, for a program to branch on: `ACCOUNT_LOCKED` or `ACCOUNT_PENDING` (403 on sign-in); a tournament's refusal of a join or a score: `TOURNAMENT_NOT_STARTED`, `TOURNAMENT_ENDED`, `TOURNAMENT_FULL`, `NOT_A_TOURNAMENT` (409) or `TOURNAMENT_JOIN_REQUIRED` (403)."
+                "description": "Why, for a program to branch on: `ACCOUNT_LOCKED` or `ACCOUNT_PENDING` (403 on sign-in); a tournament's refusal of a join or a score: `TOURNAMENT_NOT_STARTED`, `TOURNAMENT_ENDED`, `TOURNAMENT_FULL`, `NOT_A_TOURNAMENT` (409) or `TOURNAMENT_JOIN_REQUIRED` (403); `PLAYER_BANNED` (403), a score from a player banned from the board."
             },
             "index": { "type": "integer", "description": "Position of the bad event in a `/v1/track` batch (400)." },
             "violations": {

@@ -55,7 +55,7 @@ impl From<crate::player_id::InvalidPlayerId> for LeaderboardError {
     }
 }
 
-/// A tournament's refusal of a join or a score: its status, its text and its `code`.
+/// A refusal of a join or a score (a tournament's, a ban): its status, its text and its `code`.
 fn refusal(status: u16, error: LeaderboardError, code: &str) -> crate::error::ApiError {
     crate::error::ApiError::with_status(status, error.to_string()).with("code", code)
 }
@@ -68,12 +68,12 @@ impl LeaderboardError {
 
 crate::error::answers!(LeaderboardError as error {
     400: Invalid(_),
-    403: Banned,
     404: NoSuchBoard | NoSuchEntry(_) | NotDefined,
     409: BoardExists | OrderLocked | OperatorLocked | ScoreBoardLimit(_) | SettingsDiffer(_),
     passes: Stored | Cold | Hot,
     other {
-        // Tournament refusals carry a `code` a client can branch on without reading the text.
+        // Refusals of a score carry a `code` a client can branch on without reading the text.
+        Banned => refusal(403, error, "PLAYER_BANNED"),
         JoinFirst => refusal(403, error, "TOURNAMENT_JOIN_REQUIRED"),
         NotStarted(_) => refusal(409, error, "TOURNAMENT_NOT_STARTED"),
         Ended(_) => refusal(409, error, "TOURNAMENT_ENDED"),

@@ -316,7 +316,7 @@ export class Playtrace {
    * Joins a tournament board as the player (the client's, or `options.playerId`). Sent at once,
    * not queued: when it resolves the player takes part, so the game may let them play. Joining
    * again is harmless. Fails with PlaytraceError: 404 unknown board; 409 not a tournament,
-   * ended or full (see `tournamentRefusal`); 403 a banned player.
+   * ended or full (see `tournamentRefusal`); 403 a banned player (`isBanned`).
    */
   async joinTournament(board: string, options: { playerId?: string } = {}): Promise<TournamentJoined> {
     const player = await this.playerFor(options.playerId, 'joinTournament');

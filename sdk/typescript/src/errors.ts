@@ -16,6 +16,16 @@ export class PlaytraceError extends Error {
     this.retryAfter = retryAfter;
   }
 
+  /**
+   * A leaderboard refused the score because the player is banned from it (403 with `code`
+   * `PLAYER_BANNED`, or, from a server before the code, its text).
+   */
+  get isBanned(): boolean {
+    if (this.status !== 403) return false;
+    if (typeof this.body.code === 'string') return this.body.code === 'PLAYER_BANNED';
+    return this.body.error === 'This player is banned from this leaderboard';
+  }
+
   /** The monthly event quota is used up (429 with `quota`). */
   get isQuotaExceeded(): boolean {
     return this.status === 429 && typeof this.body.quota === 'object' && this.body.quota !== null;

@@ -2113,7 +2113,7 @@ export interface components {
          * @description Every non-2xx answer: `error` in plain words, and context fields where they apply.
          */
         Error: {
-            /** @description Why, for a program to branch on: `ACCOUNT_LOCKED` or `ACCOUNT_PENDING` (403 on sign-in); a tournament's refusal of a join or a score: `TOURNAMENT_NOT_STARTED`, `TOURNAMENT_ENDED`, `TOURNAMENT_FULL`, `NOT_A_TOURNAMENT` (409) or `TOURNAMENT_JOIN_REQUIRED` (403). */
+            /** @description Why, for a program to branch on: `ACCOUNT_LOCKED` or `ACCOUNT_PENDING` (403 on sign-in); a tournament's refusal of a join or a score: `TOURNAMENT_NOT_STARTED`, `TOURNAMENT_ENDED`, `TOURNAMENT_FULL`, `NOT_A_TOURNAMENT` (409) or `TOURNAMENT_JOIN_REQUIRED` (403); `PLAYER_BANNED` (403), a score from a player banned from the board. */
             code?: string;
             /** @description What went wrong, for a person to read. */
             error: string;

@@ -116,7 +116,14 @@ async fn scores_outside_the_bounds_wait_for_approval_and_banned_players_are_refu
     )
     .await;
     assert_eq!(status, 403, "{refused}");
-    assert!(refused["error"].as_str().unwrap().contains("banned"));
+    assert_eq!(
+        refused["error"],
+        "This player is banned from this leaderboard"
+    );
+    assert_eq!(
+        refused["code"], "PLAYER_BANNED",
+        "a program tells a ban from other 403s"
+    );
     let bans_url = format!("/v1/games/{game_id}/leaderboards/guarded/bans");
     let (status, bans) = app.dashboard_call(Method::GET, &bans_url, &token).await;
     assert_eq!(status, 200, "{bans}");

@@ -447,13 +447,13 @@ async fn a_banned_newcomer_takes_no_place() {
         )
         .await;
     assert_eq!(status, 200, "{banned}");
-    // A ban is the board's moderation, not a tournament refusal: no tournament code.
+    // A ban is the board's moderation, not a tournament refusal: its own code.
     for (status, refused) in [
         try_score(&app, &key, "duel", "eve").await,
         join(&app, &key, "duel", "eve").await,
     ] {
         assert_eq!(status, 403, "{refused}");
-        assert_eq!(refused.get("code"), None, "{refused}");
+        assert_eq!(refused["code"], "PLAYER_BANNED", "{refused}");
     }
     let answer = score(&app, &key, "duel", "ann", 1.0).await;
     assert_eq!(answer["tournament"]["players"], 1, "{answer}");

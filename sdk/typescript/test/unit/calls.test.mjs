@@ -181,6 +181,16 @@ describe('tournaments', () => {
     assert.equal(refusal(409, 'SOMETHING_NEW', 'the tournament is full'), undefined, 'a code wins over the text');
   });
 
+  it('tells a banned player\'s refused score from other 403s, by code or by the older text', () => {
+    const banned = (status, body) => new PlaytraceError(status, body).isBanned;
+    assert.equal(banned(403, { error: 'reworded', code: 'PLAYER_BANNED' }), true);
+    assert.equal(banned(403, { error: 'This player is banned from this leaderboard' }), true);
+    assert.equal(banned(403, { error: 'This player is banned from this leaderboard', code: 'TOURNAMENT_JOIN_REQUIRED' }), false);
+    assert.equal(banned(403, { error: 'join the tournament first: ...', code: 'TOURNAMENT_JOIN_REQUIRED' }), false);
+    assert.equal(banned(409, { error: 'x', code: 'PLAYER_BANNED' }), false);
+    assert.equal(new PlaytraceError(403, { error: 'This player is banned from this leaderboard', code: 'PLAYER_BANNED' }).tournamentRefusal, undefined);
+  });
+
   it('reads an answer without a code (a server from before the codes) from the status and the message', () => {
     const refusal = (status, error) => new PlaytraceError(status, { error }).tournamentRefusal;
     assert.equal(refusal(403, 'join the tournament first: this leaderboard takes scores only from players who joined it'), 'join_required');
