@@ -134,37 +134,11 @@ pub async fn active_users(
 /// were active in); and in the part of a minute at an edge, from that minute's events. The
 /// cost is the players' days in the range and their hours at the edges, never their events
 /// beyond the few minutes an edge splits.
-///
-/// Each row read carries the buckets it counts in as the bits of one number (a day row's hours
-/// can fall in two buckets), the rows are grouped once per player into the bits of all the
-/// buckets the player was active in, and the players are summed per bit in one pass. More
-/// than 62 buckets are read 62 at a time.
 pub async fn active_users_unaligned(
     db: &impl ConnectionTrait,
     scope: &Scope,
     buckets: Buckets,
 ) -> Result<Vec<Point>, DbErr> {
-    let mut points = Vec::with_capacity(buckets.count);
-    let mut done = 0;
-    while done < buckets.count {
-        let chunk = Buckets {
-            start: buckets.start_of(done),
-            seconds: buckets.seconds,
-            count: (buckets.count - done).min(MAX_BUCKET_BITS),
-        };
-        points.extend(active_users_in_bits(db, scope, chunk).await?);
-        done += chunk.count;
-    }
-    Ok(points)
-}
-
-/// `active_users_unaligned` for at most `MAX_BUCKET_BITS` buckets.
-async fn active_users_in_bits(
-    db: &impl ConnectionTrait,
-    scope: &Scope,
-    buckets: Buckets,
-) -> Result<Vec<Point>, DbErr> {
-    debug_assert!(buckets.count <= MAX_BUCKET_BITS);
     let backend = db.get_database_backend();
     let scope_name = scope_of(scope.environment.as_deref()).to_string();
     let mut edges = Vec::new();
@@ -185,10 +159,9 @@ async fn active_users_in_bits(
     let start = p.bind(buckets.start.timestamp());
     let size = p.bind(buckets.seconds);
     let scope_name = p.bind(scope_name);
-    let bit = |index: i64| 1i64 << index;
-    // Which hours of which day fall in which bucket: a bucket's whole hours lie in at most two
-    // days, so a day row has at most two buckets' bits. One range scan over the days reads
-    // each row once.
+    // Which (day, hours) of the players' day rows fall in which bucket: a bucket's whole hours
+    // lie in at most two days. One range scan over the days they span reads each day row
+    // once, and the row counts in every bucket whose hours of that day it has.
     let mut windows = Vec::new();
     let (mut first_day, mut last_day) = (i64::MAX, i64::MIN);
     for index in 0..buckets.count {
@@ -196,19 +169,24 @@ async fn active_users_in_bits(
             first_day = first_day.min(day);
             last_day = last_day.max(day);
             windows.push(format!(
-                "CASE WHEN d.day = {} AND (d.hours & {}) <> 0 THEN {} ELSE 0 END",
+                "({}, {}, {})",
+                p.bind(index as i64),
                 p.bind(day),
-                p.bind(mask),
-                p.bind(bit(index as i64))
+                p.bind(mask)
             ));
         }
     }
+    let mut with = Vec::new();
     let mut parts = Vec::new();
     if !windows.is_empty() {
+        with.push(format!(
+            "windows (bucket, day, mask) AS (VALUES {})",
+            windows.join(", ")
+        ));
         parts.push(format!(
-            "SELECT d.actor_id AS actor_id, {} AS bits FROM analytics_player_days d \
+            "SELECT w.bucket AS bucket, d.actor_id AS actor_id FROM analytics_player_days d \
+             JOIN windows w ON w.day = d.day AND (d.hours & w.mask) <> 0 \
              WHERE d.game_id = {game} AND d.scope = {scope_name} AND d.day >= {} AND d.day <= {}",
-            windows.join(" | "),
             p.bind(first_day),
             p.bind(last_day)
         ));
@@ -223,20 +201,24 @@ async fn active_users_in_bits(
         }
         if edge.minutes != 0 {
             splits.push(format!(
-                "CASE WHEN h.hour = {} AND (h.minutes & {}) <> 0 THEN {} ELSE 0 END",
+                "({}, {}, {})",
+                p.bind(edge.bucket),
                 p.bind(edge.hour),
-                p.bind(edge.minutes),
-                p.bind(bit(edge.bucket))
+                p.bind(edge.minutes)
             ));
             split_hours.push(p.bind(edge.hour));
         }
         raw.extend(edge.seconds.iter().map(|(from, to)| (at(*from), at(*to))));
     }
     if !splits.is_empty() {
+        with.push(format!(
+            "splits (bucket, hour, mask) AS (VALUES {})",
+            splits.join(", ")
+        ));
         parts.push(format!(
-            "SELECT h.actor_id AS actor_id, {} AS bits FROM analytics_player_hours h \
+            "SELECT s.bucket AS bucket, h.actor_id AS actor_id FROM analytics_player_hours h \
+             JOIN splits s ON s.hour = h.hour AND (h.minutes & s.mask) <> 0 \
              WHERE h.game_id = {game} AND h.scope = {scope_name} AND h.hour IN ({})",
-            splits.join(" | "),
             split_hours.join(", ")
         ));
     }
@@ -244,8 +226,8 @@ async fn active_users_in_bits(
         let ranges = ranges_filter(&raw, &mut p);
         let environment = scope_filter(scope, &mut p);
         parts.push(format!(
-            "SELECT actor_id, CAST(1 AS BIGINT) << CAST(({epoch} - {start}) / {size} AS INTEGER) \
-             AS bits FROM events WHERE game_id = {game} AND ({ranges}){environment}",
+            "SELECT ({epoch} - {start}) / {size} AS bucket, actor_id FROM events \
+             WHERE game_id = {game} AND ({ranges}){environment}",
             epoch = epoch_seconds(backend, "occurred_at"),
         ));
     }
@@ -253,36 +235,45 @@ async fn active_users_in_bits(
         return Ok(vec![Point::count(0.0); buckets.count]);
     }
     let active = parts.join(" UNION ALL ");
-    // A player's buckets: `bit_or` of the rows' bits on PostgreSQL, then the players per bit
-    // in one pass. SQLite has no `bit_or`: the largest of each bit over the rows is the same.
-    let per_bucket = |expression: &dyn Fn(usize) -> String| {
-        (0..buckets.count)
-            .map(|index| format!("{} AS b{index}", expression(index)))
-            .collect::<Vec<_>>()
-            .join(", ")
+    let sql = if buckets.count <= MAX_BUCKET_BITS {
+        // Each player's buckets as the bits of one number, then the players per bit: the
+        // grouping hashes each player once, where a distinct count per bucket would sort
+        // every (bucket, player) pair (half the time on PostgreSQL). SQLite has no `bit_or`;
+        // the sum of distinct powers of two is the same number.
+        let bits = "CAST(1 AS BIGINT) << CAST(bucket AS INTEGER)";
+        let or = match backend {
+            DatabaseBackend::Postgres => format!("bit_or({bits})"),
+            _ => format!("SUM(DISTINCT {bits})"),
+        };
+        let indices: Vec<String> = (0..buckets.count)
+            .map(|index| format!("({})", p.bind(index as i64)))
+            .collect();
+        with.push(format!(
+            "indices (bucket) AS (VALUES {})",
+            indices.join(", ")
+        ));
+        with.push(format!(
+            "players AS (SELECT actor_id, {or} AS bits FROM ({active}) active GROUP BY actor_id)"
+        ));
+        format!(
+            "WITH {} SELECT i.bucket AS bucket, CAST(COUNT(*) AS DOUBLE PRECISION) AS value \
+             FROM players JOIN indices i \
+             ON (players.bits & (CAST(1 AS BIGINT) << CAST(i.bucket AS INTEGER))) <> 0 \
+             GROUP BY i.bucket",
+            with.join(", ")
+        )
+    } else {
+        let with = if with.is_empty() {
+            String::new()
+        } else {
+            format!("WITH {} ", with.join(", "))
+        };
+        format!(
+            "{with}SELECT bucket, CAST(COUNT(DISTINCT actor_id) AS DOUBLE PRECISION) AS value \
+             FROM ({active}) active GROUP BY bucket"
+        )
     };
-    let sql = match backend {
-        DatabaseBackend::Postgres => format!(
-            "WITH players AS (SELECT bit_or(bits) AS bits FROM ({active}) active \
-             WHERE bits <> 0 GROUP BY actor_id) SELECT {} FROM players",
-            per_bucket(&|index| format!("CAST(SUM((bits >> {index}) & 1) AS DOUBLE PRECISION)"))
-        ),
-        _ => format!(
-            "WITH players AS (SELECT {} FROM ({active}) active WHERE bits <> 0 \
-             GROUP BY actor_id) SELECT {} FROM players",
-            per_bucket(&|index| format!("MAX((bits >> {index}) & 1)")),
-            per_bucket(&|index| format!("CAST(SUM(b{index}) AS DOUBLE PRECISION)"))
-        ),
-    };
-    let rows = query(db, sql, p).await?;
-    let mut points = vec![Point::count(0.0); buckets.count];
-    if let Some(row) = rows.first() {
-        for (index, point) in points.iter_mut().enumerate() {
-            let value: Option<f64> = row.try_get("", &format!("b{index}"))?;
-            point.value = Some(value.unwrap_or(0.0));
-        }
-    }
-    Ok(points)
+    points(query(db, sql, p).await?, buckets.count)
 }
 
 /// A part of an hour at a bucket's edge (`from`..`to`, epoch seconds, inside one hour and one
