@@ -28,16 +28,16 @@ use crate::{
 };
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
 use entity::{
-    leaderboard_entries as entries, leaderboard_periods as periods,
-    leaderboard_result_deliveries as deliveries, leaderboards,
+    leaderboard_entries as entries, leaderboard_result_deliveries as deliveries, leaderboards,
 };
 use sea_orm::{
     sea_query::{Expr, OnConflict},
     ActiveValue::Set,
-    ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    Statement,
 };
 use serde_json::{json, Value};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use uuid::Uuid;
 
 /// How often the worker looks for ended periods and due deliveries.
@@ -189,46 +189,58 @@ pub async fn deliver_results(state: &AppState) -> Result<u64, LeaderboardError> 
 }
 
 /// Makes a delivery row for every ended period of a board with a webhook that has none yet and
-/// ended after the webhook was set.
+/// ended after the webhook was set. One query reads the periods still without a delivery (a
+/// board's open period, and any that ended since the last pass), not every period of every
+/// board: a daily board with a webhook has 365 more a year.
 async fn create_deliveries(state: &AppState) -> Result<(), LeaderboardError> {
     let boards = leaderboards::Entity::find()
         .filter(leaderboards::Column::ResultsWebhook.is_not_null())
         .all(&state.db)
         .await?;
+    if boards.is_empty() {
+        return Ok(());
+    }
+    let mut undelivered: HashMap<Uuid, Vec<String>> = HashMap::new();
+    let backend = state.db.get_database_backend();
+    let rows = state
+        .db
+        .query_all_raw(Statement::from_string(
+            backend,
+            // Periods archived before the webhook was set ended before it too.
+            "SELECT p.board_id AS board_id, p.period AS period FROM leaderboard_periods p \
+             JOIN leaderboards b ON b.id = p.board_id \
+             WHERE b.results_webhook IS NOT NULL \
+             AND (p.archived_at IS NULL OR p.archived_at >= b.results_webhook_set_at) \
+             AND NOT EXISTS (SELECT 1 FROM leaderboard_result_deliveries d \
+               WHERE d.game_id = b.game_id AND d.board_id = p.board_id AND d.period = p.period)",
+        ))
+        .await?;
+    for row in rows {
+        undelivered
+            .entry(row.try_get("", "board_id")?)
+            .or_default()
+            .push(row.try_get("", "period")?);
+    }
+    let now = state.now();
     for model in boards {
         let Some(since) = model.results_webhook_set_at else {
             continue;
         };
         let board = Board::new(model)?;
-        let now = state.now();
-        let done: HashSet<String> = deliveries::Entity::find()
-            .select_only()
-            .column(deliveries::Column::Period)
-            .filter(deliveries::Column::BoardId.eq(board.id()))
-            .into_tuple::<String>()
-            .all(&state.db)
-            .await?
-            .into_iter()
+        let keys = undelivered.remove(&board.id()).unwrap_or_default();
+        let mut found: Vec<Ended> = keys
+            .iter()
+            .filter_map(|key| ended(&board, key, now))
             .collect();
-        // Periods archived before the webhook was set ended before it too.
-        let keys: Vec<String> = periods::Entity::find()
-            .select_only()
-            .column(periods::Column::Period)
-            .filter(periods::Column::BoardId.eq(board.id()))
-            .filter(
-                Condition::any()
-                    .add(periods::Column::ArchivedAt.is_null())
-                    .add(periods::Column::ArchivedAt.gte(since)),
-            )
-            .into_tuple::<String>()
-            .all(&state.db)
-            .await?;
-        // The tournament first: a tournament's last period ends as the tournament.
-        let found = tournament_ended(&board, now)
-            .into_iter()
-            .chain(keys.iter().filter_map(|key| ended(&board, key, now)));
+        // The tournament first: a tournament's last period ends as the tournament, and is
+        // delivered once under the tournament's key (looked up only once it has ended).
+        if let Some(tournament) = tournament_ended(&board, now) {
+            if !delivered(state, &board, &tournament.period).await? {
+                found.insert(0, tournament);
+            }
+        }
         for period in found {
-            if period.end < since || done.contains(&period.period) {
+            if period.end < since {
                 continue;
             }
             create(state, &board, &period).await?;
@@ -236,6 +248,21 @@ async fn create_deliveries(state: &AppState) -> Result<(), LeaderboardError> {
         }
     }
     Ok(())
+}
+
+/// Whether `period` of the board has a delivery row.
+async fn delivered(
+    state: &AppState,
+    board: &Board,
+    period: &str,
+) -> Result<bool, LeaderboardError> {
+    Ok(deliveries::Entity::find()
+        .filter(deliveries::Column::GameId.eq(board.model.game_id))
+        .filter(deliveries::Column::BoardId.eq(board.id()))
+        .filter(deliveries::Column::Period.eq(period))
+        .one(&state.db)
+        .await?
+        .is_some())
 }
 
 /// The payload and its row, inserted unless the period has one already (on any node).
