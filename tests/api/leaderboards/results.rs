@@ -430,3 +430,48 @@ async fn workers_on_two_nodes_deliver_each_period_once() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_restarted_worker_sends_nothing_twice_and_catches_up_on_what_ended_meanwhile() {
+    let (app, receiver) = results_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    define(
+        &app,
+        &token,
+        &game_id,
+        json!({ "board_name": "daily", "period": "daily", "results_webhook": receiver.hook() }),
+    )
+    .await;
+    score(&app, &key, "daily", "ann", 10.0).await;
+    app.clock.advance(Duration::days(1));
+    pass(&app).await;
+    assert_eq!(receiver.received().len(), 1, "the first day delivered");
+    score(&app, &key, "daily", "bob", 20.0).await;
+    let offset = playtrace::clock::Clock::now(app.clock.as_ref()) - Utc::now();
+    let backend = app.backend.clone();
+    app.stop().await;
+
+    // Act: the node comes back after the second day ended, on the same stores.
+    let restarted = crate::helpers::spawn_on(backend, |s| s.allow_private_webhooks = true).await;
+    restarted.clock.advance(offset + Duration::days(1));
+    for _ in 0..2 {
+        pass(&restarted).await;
+    }
+
+    // Assert: the first day was not sent again, the second was sent once, with its standings.
+    let received = receiver.received();
+    assert_eq!(received.len(), 2, "{received:?}");
+    let keys: std::collections::HashSet<&str> = received.iter().map(|r| r.1.as_str()).collect();
+    assert_eq!(keys.len(), 2, "one Idempotency-Key per period");
+    assert_eq!(
+        received[1].0["entries"][0]["player_id"], "bob",
+        "{:?}",
+        received[1].0
+    );
+    let deliveries = history(&restarted, &token, &game_id, "daily").await;
+    assert_eq!(deliveries.len(), 2, "{deliveries:?}");
+    assert!(
+        deliveries.iter().all(|d| d["status"] == "delivered"),
+        "{deliveries:?}"
+    );
+}
