@@ -309,3 +309,52 @@ async fn a_flagged_change_waits_for_review_and_approval_applies_it() {
     lose_hot_copy(&app, &game_id, "xp").await;
     assert_eq!(ranking(&app, &key, "xp").await, ranked(&[("ann", 542.0)]));
 }
+
+#[tokio::test]
+async fn operators_start_again_each_period_and_the_ended_one_keeps_its_totals() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    for (board, operator) in [
+        ("kills", "increment"),
+        ("lives", "decrement"),
+        ("last", "latest"),
+    ] {
+        let (status, created) = define(
+            &app,
+            &token,
+            &game_id,
+            json!({ "board_name": board, "operator": operator, "period": "daily" }),
+        )
+        .await;
+        assert_eq!(status, 201, "{created}");
+    }
+    let yesterday = app.state.now().format("%Y-%m-%d").to_string();
+    for board in ["kills", "lives", "last"] {
+        burst(&[&app], &key, board, "ann", &[3.0, 4.0, 5.0]).await;
+    }
+    send(&app, &key, "last", "ann", 7.0).await;
+
+    // Act: the day ends; the next day's scores go to a fresh period.
+    app.clock.advance(chrono::Duration::days(1));
+    for board in ["kills", "lives", "last"] {
+        send(&app, &key, board, "ann", 2.0).await;
+    }
+
+    // Assert: today counts from zero; yesterday keeps what it added up to.
+    assert_eq!(ranking(&app, &key, "kills").await, ranked(&[("ann", 2.0)]));
+    assert_eq!(ranking(&app, &key, "lives").await, ranked(&[("ann", -2.0)]));
+    assert_eq!(ranking(&app, &key, "last").await, ranked(&[("ann", 2.0)]));
+    let before = |board: &str| format!("{board}?period={yesterday}");
+    assert_eq!(
+        ranking(&app, &key, &before("kills")).await,
+        ranked(&[("ann", 12.0)])
+    );
+    assert_eq!(
+        ranking(&app, &key, &before("lives")).await,
+        ranked(&[("ann", -12.0)])
+    );
+    assert_eq!(
+        ranking(&app, &key, &before("last")).await,
+        ranked(&[("ann", 7.0)])
+    );
+}
