@@ -241,7 +241,7 @@ struct SessionRow<'a> {
 
 /// Sessions started (`n`) and their length (`m`) to add to a (scope, day).
 #[derive(Serialize)]
-struct SessionMaskRow<'a> {
+struct SessionDayRow<'a> {
     s: &'a str,
     d: i64,
     n: i64,
@@ -646,10 +646,10 @@ async fn add_session_days(
             counts.1 -= prev_length_ms.unwrap_or(0);
         }
     }
-    let rows: Vec<SessionMaskRow> = days
+    let rows: Vec<SessionDayRow> = days
         .into_iter()
         .filter(|(_, counts)| *counts != (0, 0))
-        .map(|((s, d), (n, m))| SessionMaskRow { s, d, n, m })
+        .map(|((s, d), (n, m))| SessionDayRow { s, d, n, m })
         .collect();
     if rows.is_empty() {
         return Ok(());

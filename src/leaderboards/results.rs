@@ -37,7 +37,7 @@ use sea_orm::{
     Statement,
 };
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
 
 /// How often the worker looks for ended periods and due deliveries.
@@ -222,47 +222,71 @@ async fn create_deliveries(state: &AppState) -> Result<(), LeaderboardError> {
             .push(row.try_get("", "period")?);
     }
     let now = state.now();
-    for model in boards {
-        let Some(since) = model.results_webhook_set_at else {
+    let boards = boards
+        .into_iter()
+        .filter(|model| model.results_webhook_set_at.is_some())
+        .map(Board::new)
+        .collect::<Result<Vec<_>, _>>()?;
+    // Ended tournaments whose delivery is made already, in one query for all of them: a
+    // tournament is delivered under its last period's key, which has no period row when
+    // nobody scored in it.
+    let tournaments: Vec<(Uuid, Ended)> = boards
+        .iter()
+        .filter_map(|board| tournament_ended(board, now).map(|ended| (board.id(), ended)))
+        .collect();
+    let delivered = delivered(state, &tournaments).await?;
+    for board in &boards {
+        let Some(since) = board.model.results_webhook_set_at else {
             continue;
         };
-        let board = Board::new(model)?;
         let keys = undelivered.remove(&board.id()).unwrap_or_default();
         let mut found: Vec<Ended> = keys
             .iter()
-            .filter_map(|key| ended(&board, key, now))
+            .filter_map(|key| ended(board, key, now))
             .collect();
-        // The tournament first: a tournament's last period ends as the tournament, and is
-        // delivered once under the tournament's key (looked up only once it has ended).
-        if let Some(tournament) = tournament_ended(&board, now) {
-            if !delivered(state, &board, &tournament.period).await? {
-                found.insert(0, tournament);
+        // The tournament first: a tournament's last period ends as the tournament.
+        if let Some((_, tournament)) = tournaments.iter().find(|(id, _)| *id == board.id()) {
+            if !delivered.contains(&(board.id(), tournament.period.clone())) {
+                found.insert(0, tournament.clone());
             }
         }
         for period in found {
             if period.end < since {
                 continue;
             }
-            create(state, &board, &period).await?;
+            create(state, board, &period).await?;
             tracing::info!(board_id = %board.id(), period = %period.period, reason = period.reason.as_str(), "leaderboard results to deliver");
         }
     }
     Ok(())
 }
 
-/// Whether `period` of the board has a delivery row.
+/// Which of the (board, period) pairs have a delivery row.
 async fn delivered(
     state: &AppState,
-    board: &Board,
-    period: &str,
-) -> Result<bool, LeaderboardError> {
+    pairs: &[(Uuid, Ended)],
+) -> Result<HashSet<(Uuid, String)>, LeaderboardError> {
+    if pairs.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let mut any = Condition::any();
+    for (board, ended) in pairs {
+        any = any.add(
+            Condition::all()
+                .add(deliveries::Column::BoardId.eq(*board))
+                .add(deliveries::Column::Period.eq(ended.period.as_str())),
+        );
+    }
     Ok(deliveries::Entity::find()
-        .filter(deliveries::Column::GameId.eq(board.model.game_id))
-        .filter(deliveries::Column::BoardId.eq(board.id()))
-        .filter(deliveries::Column::Period.eq(period))
-        .one(&state.db)
+        .select_only()
+        .column(deliveries::Column::BoardId)
+        .column(deliveries::Column::Period)
+        .filter(any)
+        .into_tuple::<(Uuid, String)>()
+        .all(&state.db)
         .await?
-        .is_some())
+        .into_iter()
+        .collect())
 }
 
 /// The payload and its row, inserted unless the period has one already (on any node).
