@@ -286,6 +286,20 @@ pub struct Settings {
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_games_per_user: u32,
 
+    /// Failed sign-ins one client address may make over all e-mail addresses within 15 minutes
+    /// of each other; the next locks that client out of every address for 15 minutes (403
+    /// `ACCOUNT_LOCKED`). Each address also locks for a client after 5 of its failures.
+    #[arg(long, env = "PLAYTRACE_SIGN_IN_FAILURES_PER_CLIENT", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub sign_in_failures_per_client: u32,
+
+    /// Registration requests one client address may make per clock hour, whether or not they
+    /// create an account; one more is answered 429 with `Retry-After`. Behind a proxy, set
+    /// `--trust-proxy` so that the client's address is used, not the proxy's.
+    #[arg(long, env = "PLAYTRACE_REGISTRATIONS_PER_HOUR", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub registrations_per_hour: u32,
+
     /// Live presence feeds (`GET /v1/activity/stream`) one dashboard user holds open at once
     /// on this node; one more is answered 429.
     #[arg(long, env = "PLAYTRACE_MAX_FEEDS_PER_USER", default_value_t = 20,

@@ -32,6 +32,7 @@ mod m20261127_000070_create_leaderboard_result_deliveries;
 mod m20261127_000080_add_leaderboard_reset_schedule;
 mod m20261127_000085_index_unfolded_aggregate_rows;
 mod m20261127_000095_add_player_hour_minutes;
+mod m20261127_000096_create_sign_in_failures_by_client;
 
 pub struct Migrator;
 
@@ -70,6 +71,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000080_add_leaderboard_reset_schedule::Migration),
             Box::new(m20261127_000085_index_unfolded_aggregate_rows::Migration),
             Box::new(m20261127_000095_add_player_hour_minutes::Migration),
+            Box::new(m20261127_000096_create_sign_in_failures_by_client::Migration),
         ]
     }
 }

@@ -141,7 +141,7 @@ pub async fn unlock(db: &Db, email: &Email) -> Result<bool, AdminError> {
         db,
         sea_orm::Statement::from_sql_and_values(
             db.get_database_backend(),
-            "SELECT 1 AS counted FROM sign_in_failures WHERE email_hash = $1",
+            "SELECT 1 AS counted FROM sign_in_failures_by_client WHERE email_hash = $1",
             [address.clone().into()],
         ),
     )

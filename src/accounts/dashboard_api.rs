@@ -106,23 +106,39 @@ pub const STATUSES: crate::http::Statuses = crate::http::statuses! {
 impl AuthApi {
     /// Create a dashboard account. The first account on an instance becomes its admin. On an
     /// instance started with `--registration closed`, every later one answers 403: people join
-    /// through an invitation to a game instead.
+    /// through an invitation to a game instead. One client address registers at most
+    /// `--registrations-per-hour` registration requests (20) per clock hour; one more answers 429
+    /// with `Retry-After`.
     #[oai(path = "/register", method = "post", operation_id = "register")]
-    async fn register(&self, body: Json<Credentials>) -> poem::Result<Registered> {
+    async fn register(
+        &self,
+        request: &poem::Request,
+        body: Json<Credentials>,
+    ) -> poem::Result<Registered> {
         let email = Email::parse(&body.email)?;
+        let client = crate::limits::client_ip(&self.state, request);
+        service::admit_registration(&self.state, &client).await?;
         let user = service::register(&self.state, email, body.0.password).await?;
         Ok(Registered::Created(Json(answer(&self.state, &user).await?)))
     }
 
     /// Log in with e-mail and password. Five failures for an address (with an account or
-    /// not), each within 15 minutes of the last, lock it for 15 minutes: 403 `ACCOUNT_LOCKED`
-    /// for any password; a password reset unlocks it at once. An invited account without a
+    /// not) from one client address, each within 15 minutes of the last, lock it for that
+    /// client for 15 minutes: 403 `ACCOUNT_LOCKED` for any password (other clients, the owner's
+    /// among them, can still sign in); a password reset unlocks it at once. A client with
+    /// `--sign-in-failures-per-client` (20) failures over any addresses is locked out of all
+    /// of them for 15 minutes. An invited account without a
     /// password answers a guess like an unknown address (401); its invitation token given as
     /// the password answers 403 `ACCOUNT_PENDING` (set a password through the link).
     #[oai(path = "/login", method = "post", operation_id = "login")]
-    async fn login(&self, body: Json<Credentials>) -> poem::Result<Json<AuthAnswer>> {
+    async fn login(
+        &self,
+        request: &poem::Request,
+        body: Json<Credentials>,
+    ) -> poem::Result<Json<AuthAnswer>> {
         let Credentials { email, password } = body.0;
-        let user = service::login(&self.state, &email, password).await?;
+        let client = crate::limits::client_ip(&self.state, request);
+        let user = service::login(&self.state, &email, password, &client).await?;
         Ok(Json(answer(&self.state, &user).await?))
     }
 

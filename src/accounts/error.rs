@@ -19,6 +19,10 @@ pub enum AccountError {
     NotInvited,
     #[error("An invitation e-mail went to this address less than 5 minutes ago; wait a few minutes before sending another")]
     InvitationMailedRecently,
+    /// More registrations from one client address than `--registrations-per-hour`; the
+    /// seconds until its window ends.
+    #[error("Too many registrations from your network address; try again in {} minutes", .0.div_ceil(60))]
+    RegistrationsThrottled(u64),
     #[error("Invalid or expired reset token")]
     InvalidResetToken,
     /// The bearer token names an account that was deleted since.
@@ -44,5 +48,10 @@ crate::error::answers!(AccountError as error {
     other {
         Locked => ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_LOCKED"),
         Pending => ApiError::forbidden(error.to_string()).with("code", "ACCOUNT_PENDING"),
+        RegistrationsThrottled(seconds) => {
+            let mut answer = ApiError::new(poem::http::StatusCode::TOO_MANY_REQUESTS, error.to_string());
+            answer.retry_after = Some(seconds);
+            answer
+        },
     }
 });

@@ -83,6 +83,25 @@ pub async fn current_user(db: &Db, id: Uuid) -> Result<users::Model, AccountErro
 
 /// Creates an active account. The first account of the instance becomes its admin; that is
 /// decided by claiming a settings row, so two simultaneous first registrations cannot both win.
+/// Counts a registration request from `client` (hot store, one clock hour's window) and
+/// refuses it past `--registrations-per-hour`. A hot store that cannot answer lets it through,
+/// as the rate limiter does; readiness reports the outage.
+pub async fn admit_registration(state: &AppState, client: &str) -> Result<(), AccountError> {
+    const HOUR: u64 = 3600;
+    let bucket = format!("register:{}", sha256_hex(client));
+    match state.hot.limits.hit(&bucket, 1, HOUR, state.now()).await {
+        Ok(window) if window.count > u64::from(state.settings.registrations_per_hour) => {
+            Err(AccountError::RegistrationsThrottled(window.resets_in_secs.max(1)))
+        }
+        Ok(_) => Ok(()),
+        Err(error) => {
+            tracing::warn!(error.cause_chain = ?error, "registration throttle unavailable; request let through");
+            crate::telemetry::hot_store_error(error.kind());
+            Ok(())
+        }
+    }
+}
+
 pub async fn register(
     state: &AppState,
     email: Email,
@@ -201,25 +220,31 @@ pub(super) async fn claim_admin(db: &Db, user_id: Uuid) -> Result<bool, AccountE
 /// Checks credentials. Every attempt costs the same and answers alike whatever is behind the
 /// address (an account, an invitation, nothing), unless it proves to be its owner's:
 /// - exactly one argon2 verification runs, against a dummy hash when there is no password;
-/// - failures are counted per address (`sign_in_failures`), with or without an account, and
-///   five within 15 minutes of each other lock the address for 15 minutes: 403
-///   `ACCOUNT_LOCKED` for any password, so the lock neither reveals an account nor confirms a
-///   guessed password;
+/// - failures are counted per address and client (`sign_in_failures_by_client`), with or
+///   without an account, and five within 15 minutes of each other lock the address for that
+///   client for 15 minutes: 403 `ACCOUNT_LOCKED` for any password, so the lock neither reveals
+///   an account nor confirms a guessed password, and a stranger's guesses never lock the owner
+///   out from where the owner signs in;
+/// - a client with `--sign-in-failures-per-client` failures over any addresses within 15
+///   minutes of each other is locked out of every address for 15 minutes (guesses sprayed over
+///   many accounts, credential stuffing);
 /// - a pending account (invited, no password yet) answers a wrong password like nobody's;
 ///   only its invitation or reset token given as the password answers 403 `ACCOUNT_PENDING`.
 pub async fn login(
     state: &AppState,
     email: &str,
     password_text: String,
+    client_ip: &str,
 ) -> Result<users::Model, AccountError> {
     let ticket = admit(state)?;
     let now = state.now();
     let address = address_key(email);
+    let client = sha256_hex(client_ip);
     let user = match Email::parse(email) {
         Ok(email) => find_by_email(&state.db, &email).await?,
         Err(_) => None,
     };
-    if locked_until(&state.db, &address)
+    if locked_until(&state.db, &address, &client)
         .await?
         .is_some_and(|until| until > now)
     {
@@ -233,7 +258,7 @@ pub async fn login(
     let token_hash = sha256_hex(password_text.trim());
     if verify(ticket, password_text, stored).await? {
         if let Some(user) = user {
-            clear_failures(&state.db, &address).await?;
+            forget_failures(&state.db, &address, &client).await?;
             return Ok(user);
         }
     }
@@ -245,7 +270,12 @@ pub async fn login(
             return Err(AccountError::Pending);
         }
     }
-    if record_failure(&state.db, &address, now).await? {
+    let per_client = i32::try_from(state.settings.sign_in_failures_per_client).unwrap_or(i32::MAX);
+    // Both counted, whichever locks: the client's count must not stop growing at an address
+    // it has locked itself out of.
+    let address_locked = record_failure(&state.db, &address, &client, MAX_FAILED_LOGINS, now).await?;
+    let client_locked = record_failure(&state.db, ANY_ADDRESS, &client, per_client, now).await?;
+    if address_locked || client_locked {
         return Err(AccountError::Locked);
     }
     Err(AccountError::WrongCredentials)
@@ -268,13 +298,23 @@ pub(super) fn address_key(email: &str) -> String {
     sha256_hex(email.trim().to_lowercase().as_str())
 }
 
-async fn locked_until(db: &Db, address: &str) -> Result<Option<DateTime<Utc>>, AccountError> {
+/// The `email_hash` of a client's row that counts its failures at every address.
+const ANY_ADDRESS: &str = "*";
+
+/// When the lock on `address` for `client` ends, if there is one: its own, or the client's
+/// lock on every address, whichever ends later.
+async fn locked_until(
+    db: &Db,
+    address: &str,
+    client: &str,
+) -> Result<Option<DateTime<Utc>>, AccountError> {
     let backend = db.get_database_backend();
     let row = db
         .query_one_raw(Statement::from_sql_and_values(
             backend,
-            "SELECT locked_until FROM sign_in_failures WHERE email_hash = $1",
-            [address.into()],
+            "SELECT MAX(locked_until) AS locked_until FROM sign_in_failures_by_client \
+             WHERE email_hash IN ($1, $2) AND client_hash = $3",
+            [address.into(), ANY_ADDRESS.into(), client.into()],
         ))
         .await?;
     Ok(match row {
@@ -302,33 +342,57 @@ async fn holds_token(
     )
 }
 
+/// Clears every client's failures and locks at `address` (a password reset, `playtrace admin
+/// unlock`).
 pub(super) async fn clear_failures(db: &Db, address: &str) -> Result<(), AccountError> {
     let backend = db.get_database_backend();
     db.execute_raw(Statement::from_sql_and_values(
         backend,
-        "DELETE FROM sign_in_failures WHERE email_hash = $1",
+        "DELETE FROM sign_in_failures_by_client WHERE email_hash = $1",
         [address.into()],
     ))
     .await?;
     Ok(())
 }
 
-/// Counts one failed sign-in for `address` in a single statement (no lost updates under
-/// concurrent attempts): a failure more than 15 minutes after the previous one starts the count
-/// again, and the fifth locks the address for 15 minutes. True when this failure locked it.
-async fn record_failure(db: &Db, address: &str, now: DateTime<Utc>) -> Result<bool, AccountError> {
+/// Forgets `client`'s failures at `address` (it signed in there). Its count over every
+/// address stays: one good password does not pay for guesses elsewhere.
+async fn forget_failures(db: &Db, address: &str, client: &str) -> Result<(), AccountError> {
+    let backend = db.get_database_backend();
+    db.execute_raw(Statement::from_sql_and_values(
+        backend,
+        "DELETE FROM sign_in_failures_by_client WHERE email_hash = $1 AND client_hash = $2",
+        [address.into(), client.into()],
+    ))
+    .await?;
+    Ok(())
+}
+
+/// Counts one failed sign-in for (`address`, `client`) in a single statement (no lost updates
+/// under concurrent attempts): a failure more than 15 minutes after the previous one starts the
+/// count again, and the `max`th locks the pair for 15 minutes. True when this failure locked
+/// it.
+async fn record_failure(
+    db: &Db,
+    address: &str,
+    client: &str,
+    max: i32,
+    now: DateTime<Utc>,
+) -> Result<bool, AccountError> {
     let locked_until = now + Duration::minutes(LOCKOUT_MINUTES);
     let stale = now - Duration::minutes(LOCKOUT_MINUTES);
     let backend = db.get_database_backend();
-    let count = "CASE WHEN sign_in_failures.last_failed_at <= $4 THEN 1 \
-                 ELSE sign_in_failures.failures + 1 END";
+    let count = "CASE WHEN sign_in_failures_by_client.last_failed_at <= $5 THEN 1 \
+                 ELSE sign_in_failures_by_client.failures + 1 END";
     let sql = format!(
-        "INSERT INTO sign_in_failures (email_hash, failures, last_failed_at, locked_until) \
-         VALUES ($1, 1, $2, NULL) \
-         ON CONFLICT (email_hash) DO UPDATE SET \
-           locked_until = CASE WHEN {count} >= $5 THEN $3 ELSE sign_in_failures.locked_until END, \
-           failures = CASE WHEN {count} >= $5 THEN 0 ELSE {count} END, \
-           last_failed_at = $2 \
+        "INSERT INTO sign_in_failures_by_client \
+           (email_hash, client_hash, failures, last_failed_at, locked_until) \
+         VALUES ($1, $2, 1, $3, CASE WHEN $6 <= 1 THEN $4 END) \
+         ON CONFLICT (email_hash, client_hash) DO UPDATE SET \
+           locked_until = CASE WHEN {count} >= $6 THEN $4 \
+             ELSE sign_in_failures_by_client.locked_until END, \
+           failures = CASE WHEN {count} >= $6 THEN 0 ELSE {count} END, \
+           last_failed_at = $3 \
          RETURNING locked_until"
     );
     let row = db
@@ -337,10 +401,11 @@ async fn record_failure(db: &Db, address: &str, now: DateTime<Utc>) -> Result<bo
             sql,
             [
                 address.into(),
+                client.into(),
                 now.into(),
                 locked_until.into(),
                 stale.into(),
-                MAX_FAILED_LOGINS.into(),
+                max.into(),
             ],
         ))
         .await?;
@@ -360,7 +425,7 @@ pub async fn forget_old_sign_in_failures(state: &AppState) -> Result<(), Account
         .db
         .execute_raw(Statement::from_sql_and_values(
             backend,
-            "DELETE FROM sign_in_failures WHERE last_failed_at <= $1 \
+            "DELETE FROM sign_in_failures_by_client WHERE last_failed_at <= $1 \
              AND (locked_until IS NULL OR locked_until <= $2)",
             [
                 (now - Duration::minutes(LOCKOUT_MINUTES)).into(),

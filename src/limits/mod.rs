@@ -268,7 +268,9 @@ fn buckets_of(state: &AppState, identity: &Identity, req: &Request) -> Vec<(Stri
     }
 }
 
-fn client_ip(state: &AppState, req: &Request) -> String {
+/// The client's address for per-address limits: the connection's peer, or with `--trust-proxy`
+/// the last `X-Forwarded-For` entry (the one the proxy in front wrote).
+pub fn client_ip(state: &AppState, req: &Request) -> String {
     if state.settings.trust_proxy {
         let forwarded = req
             .headers()

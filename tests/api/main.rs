@@ -35,6 +35,7 @@ mod keys;
 mod kpis;
 mod leaderboards;
 mod limits;
+mod lockout;
 mod metrics_endpoint;
 mod nodes;
 mod openapi;

@@ -313,8 +313,11 @@ export interface paths {
         put?: never;
         /**
          * Log in with e-mail and password. Five failures for an address (with an account or
-         *     not), each within 15 minutes of the last, lock it for 15 minutes: 403 `ACCOUNT_LOCKED`
-         *     for any password; a password reset unlocks it at once. An invited account without a
+         *     not) from one client address, each within 15 minutes of the last, lock it for that
+         *     client for 15 minutes: 403 `ACCOUNT_LOCKED` for any password (other clients, the owner's
+         *     among them, can still sign in); a password reset unlocks it at once. A client with
+         *     `--sign-in-failures-per-client` (20) failures over any addresses is locked out of all
+         *     of them for 15 minutes. An invited account without a
          *     password answers a guess like an unknown address (401); its invitation token given as
          *     the password answers 403 `ACCOUNT_PENDING` (set a password through the link).
          */
@@ -374,7 +377,9 @@ export interface paths {
         /**
          * Create a dashboard account. The first account on an instance becomes its admin. On an
          *     instance started with `--registration closed`, every later one answers 403: people join
-         *     through an invitation to a game instead.
+         *     through an invitation to a game instead. One client address registers at most
+         *     `--registrations-per-hour` registration requests (20) per clock hour; one more answers 429
+         *     with `Retry-After`.
          */
         post: operations["register"];
         delete?: never;
