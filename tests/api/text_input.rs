@@ -129,3 +129,40 @@ async fn nul_characters_are_refused_with_a_400_naming_the_field() {
     let (_, listed) = app.dashboard_call(Method::GET, "/v1/games", &token).await;
     assert_eq!(listed["games"].as_array().unwrap().len(), 1);
 }
+
+/// Other text the stores cannot keep: a lone UTF-16 surrogate written as a JSON escape (no
+/// UTF-8 can hold it) and bytes that are not UTF-8 at all. Each is a 400 with a JSON error, on
+/// a dashboard route and on `/v1/track`, and nothing of it is stored.
+#[tokio::test]
+async fn lone_surrogates_and_invalid_utf8_are_refused_with_a_400() {
+    let app = spawn_app().await;
+    let (token, game_id, key) = app.game_with_key().await;
+    let cases: [(&str, &str, Vec<u8>); 4] = [
+        ("a lone surrogate", "/v1/games", br#"{"name": "My\ud800Game"}"#.to_vec()),
+        ("bytes that are not UTF-8", "/v1/games", b"{\"name\": \"My\xff\xfeGame\"}".to_vec()),
+        ("a lone surrogate", "/v1/track", br#"[{"event_name": "lvl\udc00"}]"#.to_vec()),
+        ("bytes that are not UTF-8", "/v1/track", b"[{\"event_name\": \"lvl\xff\"}]".to_vec()),
+    ];
+    for (what, path, body) in cases {
+        // Act
+        let request = match path {
+            "/v1/track" => app.game(Method::POST, path, &key),
+            _ => app.dashboard(Method::POST, path, &token),
+        };
+        let (status, answer) = request
+            .header("content-type", "application/json")
+            .body(body)
+            .fetch()
+            .await;
+
+        // Assert
+        assert_eq!(status, 400, "{what} on {path}: {answer}");
+        assert!(answer["error"].is_string(), "{what} on {path}: {answer}");
+    }
+    let (_, listed) = app.dashboard_call(Method::GET, "/v1/games", &token).await;
+    assert_eq!(listed["games"].as_array().unwrap().len(), 1, "{listed}");
+    let (_, events) = app
+        .dashboard_call(Method::GET, &format!("/v1/games/{game_id}/events"), &token)
+        .await;
+    assert_eq!(events["events"].as_array().unwrap().len(), 0, "{events}");
+}
