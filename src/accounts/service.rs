@@ -90,9 +90,9 @@ pub async fn admit_registration(state: &AppState, client: &str) -> Result<(), Ac
     const HOUR: u64 = 3600;
     let bucket = format!("register:{}", sha256_hex(client));
     match state.hot.limits.hit(&bucket, 1, HOUR, state.now()).await {
-        Ok(window) if window.count > u64::from(state.settings.registrations_per_hour) => {
-            Err(AccountError::RegistrationsThrottled(window.resets_in_secs.max(1)))
-        }
+        Ok(window) if window.count > u64::from(state.settings.registrations_per_hour) => Err(
+            AccountError::RegistrationsThrottled(window.resets_in_secs.max(1)),
+        ),
         Ok(_) => Ok(()),
         Err(error) => {
             tracing::warn!(error.cause_chain = ?error, "registration throttle unavailable; request let through");
@@ -273,7 +273,8 @@ pub async fn login(
     let per_client = i32::try_from(state.settings.sign_in_failures_per_client).unwrap_or(i32::MAX);
     // Both counted, whichever locks: the client's count must not stop growing at an address
     // it has locked itself out of.
-    let address_locked = record_failure(&state.db, &address, &client, MAX_FAILED_LOGINS, now).await?;
+    let address_locked =
+        record_failure(&state.db, &address, &client, MAX_FAILED_LOGINS, now).await?;
     let client_locked = record_failure(&state.db, ANY_ADDRESS, &client, per_client, now).await?;
     if address_locked || client_locked {
         return Err(AccountError::Locked);

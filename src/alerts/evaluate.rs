@@ -14,8 +14,8 @@ use super::{
     AlertError,
 };
 use crate::{
+    analytics::{self, Buckets, Point, Scope},
     http::timestamp,
-    metrics::{self, Buckets, Point, Scope},
     query::midnight,
     state::AppState,
 };
@@ -101,16 +101,16 @@ pub async fn evaluate(
             let latest_start = buckets.start_of(buckets.count - 1);
             let metric = watch.metric;
             let history =
-                metrics::total(&state.db, &scope, metric, buckets.start, latest_start).await?;
+                analytics::total(&state.db, &scope, metric, buckets.start, latest_start).await?;
             let latest =
-                metrics::total(&state.db, &scope, metric, latest_start, buckets.end()).await?;
+                analytics::total(&state.db, &scope, metric, latest_start, buckets.end()).await?;
             (Point::count(latest), history / (buckets.count - 1) as f64)
         }
         AlertType::DauDrop
         | AlertType::RetentionDrop
         | AlertType::MetricSpike
         | AlertType::MetricDrop => {
-            let points = metrics::series(&state.db, &scope, watch.metric, buckets, now).await?;
+            let points = analytics::series(&state.db, &scope, watch.metric, buckets, now).await?;
             let (history, latest) = points.split_at(points.len() - 1);
             (latest[0], average(history))
         }

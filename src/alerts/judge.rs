@@ -3,7 +3,7 @@
 //! the same numbers.
 use super::rules::{AlertType, Watch};
 use crate::{
-    metrics::{Metric, Point},
+    analytics::{Metric, Point},
     query::round2,
 };
 use entity::alert_rules;

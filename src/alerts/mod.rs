@@ -1,6 +1,6 @@
 //! Alert rules: rule validation (`rules`), storing and reading them (`service`), judging their
 //! figures (`judge`), reading and firing them and the worker job (`evaluate`), sending a firing's e-mail and webhook message
-//! (`deliver`), and their endpoints. The metric series they compare come from the `metrics`
+//! (`deliver`), and their endpoints. The metric series they compare come from the `analytics`
 //! feature.
 use crate::state::AppState;
 

@@ -1,6 +1,6 @@
 //! Alert kinds and the validated parts of a rule.
 use super::AlertError;
-use crate::{metrics::Metric, notify::webhook};
+use crate::{analytics::Metric, notify::webhook};
 
 pub use crate::words::AlertType;
 

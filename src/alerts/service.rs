@@ -6,8 +6,8 @@ use super::{
     AlertError,
 };
 use crate::{
+    analytics::Metric,
     games::{access::Role, require_role, GameError},
-    metrics::Metric,
     notify::webhook,
     state::AppState,
 };

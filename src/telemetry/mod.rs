@@ -2,7 +2,7 @@
 //! (`metrics-exporter-prometheus`, installed once, rendered by `GET /metrics`), every metric's
 //! name and help text, and the functions the rest of the node records through.
 //!
-//! Not to be confused with `crate::metrics`, the analytics figures games read about their
+//! Not to be confused with `crate::analytics`, the analytics figures games read about their
 //! players. Labels are `&'static str` from small fixed sets (routes are operation ids, never raw
 //! paths; no game or player ids), so the number of series stays bounded and recording on a hot
 //! path allocates no label text.

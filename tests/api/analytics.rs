@@ -12,7 +12,7 @@ mod reference;
 
 use crate::helpers::{spawn_app, Fetch, TestApp};
 use chrono::{DateTime, Datelike, Duration, DurationRound, NaiveDate, Utc};
-use playtrace::metrics::{Buckets, Metric, Point, Scope};
+use playtrace::analytics::{Buckets, Metric, Point, Scope};
 use reqwest::Method;
 use sea_orm::{ConnectionTrait, Statement};
 use serde_json::{json, Value};

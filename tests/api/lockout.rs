@@ -36,15 +36,26 @@ async fn a_strangers_guesses_do_not_lock_the_owner_out() {
     // Act: five wrong guesses from a stranger's address.
     let mut statuses = Vec::new();
     for _ in 0..5 {
-        statuses.push(sign_in_from(&app, STRANGER, "olga@studio.test", "a guess").await.0);
+        statuses.push(
+            sign_in_from(&app, STRANGER, "olga@studio.test", "a guess")
+                .await
+                .0,
+        );
     }
 
     // Assert: the stranger is locked out, for every password; the owner, elsewhere, is not.
     assert_eq!(statuses, [401, 401, 401, 401, 403]);
     let (status, body) = sign_in_from(&app, STRANGER, "olga@studio.test", PASSWORD).await;
-    assert_eq!((status, body["code"].as_str()), (403, Some("ACCOUNT_LOCKED")), "{body}");
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (403, Some("ACCOUNT_LOCKED")),
+        "{body}"
+    );
     let (status, body) = sign_in_from(&app, OWNER, "olga@studio.test", "a typo").await;
-    assert_eq!(status, 401, "the owner's own typo is not met by the stranger's lock: {body}");
+    assert_eq!(
+        status, 401,
+        "the owner's own typo is not met by the stranger's lock: {body}"
+    );
     let (status, body) = sign_in_from(&app, OWNER, "olga@studio.test", PASSWORD).await;
     assert_eq!(status, 200, "{body}");
 }
@@ -67,7 +78,11 @@ async fn a_client_spraying_guesses_over_many_addresses_is_locked_out_of_all_of_t
     assert_eq!(statuses[..19], [401; 19]);
     assert_eq!(statuses[19], 403);
     let (status, body) = sign_in_from(&app, STRANGER, "piet@studio.test", PASSWORD).await;
-    assert_eq!((status, body["code"].as_str()), (403, Some("ACCOUNT_LOCKED")), "{body}");
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (403, Some("ACCOUNT_LOCKED")),
+        "{body}"
+    );
     let (status, body) = sign_in_from(&app, OWNER, "piet@studio.test", PASSWORD).await;
     assert_eq!(status, 200, "{body}");
 
@@ -86,7 +101,12 @@ async fn a_password_reset_lifts_the_lock_for_every_client() {
             sign_in_from(&app, client, "rosa@studio.test", "a guess").await;
         }
     }
-    assert_eq!(sign_in_from(&app, OWNER, "rosa@studio.test", PASSWORD).await.0, 403);
+    assert_eq!(
+        sign_in_from(&app, OWNER, "rosa@studio.test", PASSWORD)
+            .await
+            .0,
+        403
+    );
 
     // Act: the operator unlocks the address (a reset does the same: `accounts_abuse`).
     let email = playtrace::accounts::service::Email::parse("rosa@studio.test").unwrap();
@@ -112,14 +132,20 @@ async fn one_client_registers_at_most_its_hourly_share_of_accounts() {
     // A clock hour's window: keep the test away from its end.
     let second_of_hour = app.clock.now().timestamp().rem_euclid(3600);
     if second_of_hour > 3000 {
-        app.clock.advance(chrono::Duration::seconds(3602 - second_of_hour));
+        app.clock
+            .advance(chrono::Duration::seconds(3602 - second_of_hour));
     }
 
     // Act
     let mut statuses = Vec::new();
     for n in 0..3 {
         let email = format!("bot{n}@studio.test");
-        statuses.push(register_from(&app, STRANGER, &email).await.status().as_u16());
+        statuses.push(
+            register_from(&app, STRANGER, &email)
+                .await
+                .status()
+                .as_u16(),
+        );
     }
     let refused = register_from(&app, STRANGER, "bot3@studio.test").await;
 
@@ -132,10 +158,16 @@ async fn one_client_registers_at_most_its_hourly_share_of_accounts() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!((1..=3600).contains(&retry_after), "Retry-After: {retry_after}");
+    assert!(
+        (1..=3600).contains(&retry_after),
+        "Retry-After: {retry_after}"
+    );
     let body: Value = refused.json().await.unwrap();
     assert!(
-        body["error"].as_str().unwrap().contains("Too many registrations"),
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("Too many registrations"),
         "{body}"
     );
     let (status, _) = sign_in_from(&app, OWNER, "bot3@studio.test", PASSWORD).await;

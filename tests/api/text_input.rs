@@ -138,10 +138,26 @@ async fn lone_surrogates_and_invalid_utf8_are_refused_with_a_400() {
     let app = spawn_app().await;
     let (token, game_id, key) = app.game_with_key().await;
     let cases: [(&str, &str, Vec<u8>); 4] = [
-        ("a lone surrogate", "/v1/games", br#"{"name": "My\ud800Game"}"#.to_vec()),
-        ("bytes that are not UTF-8", "/v1/games", b"{\"name\": \"My\xff\xfeGame\"}".to_vec()),
-        ("a lone surrogate", "/v1/track", br#"[{"event_name": "lvl\udc00"}]"#.to_vec()),
-        ("bytes that are not UTF-8", "/v1/track", b"[{\"event_name\": \"lvl\xff\"}]".to_vec()),
+        (
+            "a lone surrogate",
+            "/v1/games",
+            br#"{"name": "My\ud800Game"}"#.to_vec(),
+        ),
+        (
+            "bytes that are not UTF-8",
+            "/v1/games",
+            b"{\"name\": \"My\xff\xfeGame\"}".to_vec(),
+        ),
+        (
+            "a lone surrogate",
+            "/v1/track",
+            br#"[{"event_name": "lvl\udc00"}]"#.to_vec(),
+        ),
+        (
+            "bytes that are not UTF-8",
+            "/v1/track",
+            b"[{\"event_name\": \"lvl\xff\"}]".to_vec(),
+        ),
     ];
     for (what, path, body) in cases {
         // Act

@@ -2,7 +2,7 @@
 //! events per read. Kept as the reference the aggregate answers must equal.
 use chrono::{DateTime, Utc};
 use playtrace::{
-    metrics::{Buckets, Metric, Point, Scope},
+    analytics::{Buckets, Metric, Point, Scope},
     query::{epoch_seconds, Params},
 };
 use sea_orm::{ConnectionTrait, DbErr, Statement};
