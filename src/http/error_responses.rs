@@ -2,7 +2,8 @@
 //! clients get a typed error instead of "unexpected status". Handlers return `poem::Result`,
 //! whose errors poem-openapi cannot see; the statuses come from two places:
 //! - what the middleware and extractors answer, which follows from what an operation is made
-//!   of: every API route 429 (rate limit), 500 and 503 (storage unavailable, retry); a
+//!   of: every API route 400 (a NUL character in its query string, any parameter's: refused
+//!   before routing, `http::text`), 429 (rate limit), 500 and 503 (storage unavailable, retry); a
 //!   security scheme 401 (missing, invalid or expired credentials), and a game key also 403
 //!   (a browser origin its game does not allow, `cors.rs`); a JSON body 400 (the field at
 //!   fault), 408 (not received within the body timeout), 413 (over the cap) and 415 (not
@@ -91,7 +92,7 @@ pub fn operation_statuses(operation: &Map<String, Value>, declared: &[Statuses])
     if PROBES.contains(&id) {
         return vec![];
     }
-    let mut statuses = vec![429, 500, 503];
+    let mut statuses = vec![400, 429, 500, 503];
     let schemes: Vec<&str> = operation
         .get("security")
         .and_then(Value::as_array)

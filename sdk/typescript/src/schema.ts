@@ -5282,6 +5282,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -5335,6 +5344,15 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Me"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -5675,6 +5693,15 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["FunnelList"];
                 };
             };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, invalid or expired credentials. */
             401: {
                 headers: {
@@ -5831,6 +5858,15 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["GameList"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
@@ -11961,6 +11997,15 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["PlayerSession"];
+                };
+            };
+            /** @description The request is malformed: `error` says what, `field` names the field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired credentials. */
