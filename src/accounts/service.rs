@@ -256,9 +256,13 @@ pub async fn login(
         .filter(|user| AccountStatus::stored(&user.status).ok() == Some(AccountStatus::Active))
         .and_then(|user| user.password_hash.clone());
     let token_hash = sha256_hex(password_text.trim());
-    if verify(ticket, password_text, stored).await? {
+    let verdict = verify(ticket, password_text, stored.clone()).await?;
+    if verdict.matches {
         if let Some(user) = user {
             forget_failures(&state.db, &address, &client).await?;
+            if let (Some(rehashed), Some(old)) = (verdict.rehashed, stored) {
+                store_rehashed(&state.db, user.id, &old, rehashed).await?;
+            }
             return Ok(user);
         }
     }
@@ -286,11 +290,30 @@ async fn verify(
     ticket: password::Ticket,
     password_text: String,
     stored: Option<String>,
-) -> Result<bool, AccountError> {
+) -> Result<password::Verdict, AccountError> {
     ticket
         .verify(password_text, stored)
         .await
         .map_err(AccountError::Password)
+}
+
+/// Replaces a password hash made at an earlier cost with `rehashed` (the same password at the
+/// current cost), unless the password changed meanwhile: after a change of cost every account
+/// that signs in moves to it, and its wrong passwords then cost a guesser what an unknown
+/// address's do (the dummy hash is made at the current cost).
+async fn store_rehashed(
+    db: &Db,
+    user_id: Uuid,
+    old: &str,
+    rehashed: String,
+) -> Result<(), AccountError> {
+    users::Entity::update_many()
+        .col_expr(users::Column::PasswordHash, Expr::value(rehashed))
+        .filter(users::Column::Id.eq(user_id))
+        .filter(users::Column::PasswordHash.eq(old))
+        .exec(db)
+        .await?;
+    Ok(())
 }
 
 /// The key failures are counted under: the SHA-256 of the address as it is matched

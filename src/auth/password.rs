@@ -15,7 +15,8 @@ pub const MIN_PASSWORD_LENGTH: usize = 8;
 pub const MAX_PASSWORD_LENGTH: usize = 256;
 
 /// The memory (KiB) and passes of a new hash. A stored hash is verified with the cost it was
-/// made with (its PHC string says it), so a change applies to passwords set from then on.
+/// made with (its PHC string says it); a successful sign-in then hashes the password again at
+/// the current cost (`Verdict::rehashed`), so a change reaches every account that signs in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cost {
     pub memory_kib: u32,
@@ -41,6 +42,38 @@ impl Cost {
             .expect("argon2 parameters within the settings' ranges");
         Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
     }
+
+    /// Whether `hash` was made otherwise than a new hash would be: another algorithm, version,
+    /// memory, passes or lanes.
+    fn outdated(self, hash: &PasswordHash) -> bool {
+        let current = Params::new(self.memory_kib, self.iterations, 1, None).ok();
+        let made = Params::try_from(hash).ok();
+        let same = matches!((current, made), (Some(current), Some(made))
+            if current.m_cost() == made.m_cost()
+                && current.t_cost() == made.t_cost()
+                && current.p_cost() == made.p_cost());
+        !same
+            || hash.algorithm != Algorithm::Argon2id.ident()
+            || hash.version != Some(Version::V0x13.into())
+    }
+
+    fn hash(self, password: &[u8]) -> Result<String, ApiError> {
+        let salt = SaltString::generate(&mut OsRng);
+        self.hasher()
+            .hash_password(password, &salt)
+            .map(|h| h.to_string())
+            .map_err(|e| ApiError::internal(format!("hashing failed: {e}")))
+    }
+}
+
+/// What a verification found.
+#[derive(Debug)]
+pub struct Verdict {
+    /// The password matches the stored hash (never, without one).
+    pub matches: bool,
+    /// When it matches a hash made at another cost: the password hashed at the current one,
+    /// to store in its place.
+    pub rehashed: Option<String>,
 }
 
 /// The refusal of a password found on the lists of common passwords, or as easy to guess.
@@ -176,31 +209,36 @@ impl Ticket {
 
     pub async fn hash(self, password: String) -> Result<String, ApiError> {
         let cost = self.cost;
-        self.run(move || {
-            let salt = SaltString::generate(&mut OsRng);
-            cost.hasher()
-                .hash_password(password.as_bytes(), &salt)
-                .map(|h| h.to_string())
-                .map_err(|e| ApiError::internal(format!("hashing failed: {e}")))
-        })
-        .await
+        self.run(move || cost.hash(password.as_bytes())).await
     }
 
     /// Verifies `password` against `stored`. With no stored hash (unknown user, pending
     /// account) a dummy hash is verified instead, so the answer takes the same time either way.
-    pub async fn verify(self, password: String, stored: Option<String>) -> Result<bool, ApiError> {
+    /// A match against a hash made at another cost also hashes the password at the current
+    /// one (a second hash, on that successful sign-in only).
+    pub async fn verify(
+        self,
+        password: String,
+        stored: Option<String>,
+    ) -> Result<Verdict, ApiError> {
         let (cost, dummy) = (self.cost, self.dummy.clone());
         self.run(move || {
             let known = stored.is_some();
             let stored = stored.unwrap_or_else(|| dummy_hash(&dummy, cost).to_string());
             let parsed = PasswordHash::new(&stored)
                 .map_err(|e| ApiError::internal(format!("bad stored hash: {e}")))?;
-            // argon2 verifies with the memory and passes the stored hash names.
-            let matches = cost
+            // argon2 verifies with the memory and passes the stored hash names. Always run,
+            // the dummy hash too (not behind `known &&`): the time must not tell them apart.
+            let verified = cost
                 .hasher()
                 .verify_password(password.as_bytes(), &parsed)
                 .is_ok();
-            Ok(known && matches)
+            let matches = known && verified;
+            let rehashed = match matches && cost.outdated(&parsed) {
+                true => Some(cost.hash(password.as_bytes())?),
+                false => None,
+            };
+            Ok(Verdict { matches, rehashed })
         })
         .await
     }
@@ -208,11 +246,8 @@ impl Ticket {
 
 fn dummy_hash(dummy: &OnceLock<String>, cost: Cost) -> &str {
     dummy.get_or_init(|| {
-        let salt = SaltString::generate(&mut OsRng);
-        cost.hasher()
-            .hash_password(crate::auth::random_hex(16).as_bytes(), &salt)
+        cost.hash(crate::auth::random_hex(16).as_bytes())
             .expect("hash dummy password")
-            .to_string()
     })
 }
 

@@ -239,3 +239,51 @@ async fn invited_accounts_are_pending_until_they_set_a_password() {
         .await;
     assert_eq!(game["role"], "editor");
 }
+
+/// The password hash stored for `email`, read behind the HTTP surface.
+async fn stored_hash(app: &crate::helpers::TestApp, email: &str) -> String {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    entity::users::Entity::find()
+        .filter(entity::users::Column::Email.eq(email))
+        .one(&app.state.db)
+        .await
+        .unwrap()
+        .expect("the account exists")
+        .password_hash
+        .expect("it has a password")
+}
+
+#[tokio::test]
+async fn a_sign_in_moves_a_password_to_the_nodes_current_hash_cost() {
+    // Arrange: an account whose password was hashed at the suite's cost (64 KiB, 1 pass), and
+    // a node of the same instance set to a higher one.
+    let old = spawn_app().await;
+    old.register("uma@studio.test").await;
+    assert!(stored_hash(&old, "uma@studio.test")
+        .await
+        .contains("m=64,t=1,p=1"));
+    let new = crate::helpers::spawn_on(old.backend.clone(), |s| {
+        s.password_hash_memory_kib = 256;
+        s.password_hash_iterations = 2;
+    })
+    .await;
+
+    // Act: a wrong password changes nothing; the right one signs in.
+    assert_eq!(
+        login(&new, "uma@studio.test", "not the password").await.0,
+        401
+    );
+    let kept = stored_hash(&new, "uma@studio.test").await;
+    let (status, body) = login(&new, "uma@studio.test", PASSWORD).await;
+
+    // Assert: the hash is now the node's cost, and the password still works on either node.
+    assert!(kept.contains("m=64,t=1,p=1"), "{kept}");
+    assert_eq!(status, 200, "{body}");
+    let moved = stored_hash(&new, "uma@studio.test").await;
+    assert!(
+        moved.starts_with("$argon2id$v=19$m=256,t=2,p=1$"),
+        "{moved}"
+    );
+    assert_eq!(login(&new, "uma@studio.test", PASSWORD).await.0, 200);
+    assert_eq!(login(&old, "uma@studio.test", PASSWORD).await.0, 200);
+}
