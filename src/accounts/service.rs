@@ -81,8 +81,6 @@ pub async fn current_user(db: &Db, id: Uuid) -> Result<users::Model, AccountErro
     find(db, id).await?.ok_or(AccountError::Gone)
 }
 
-/// Creates an active account. The first account of the instance becomes its admin; that is
-/// decided by claiming a settings row, so two simultaneous first registrations cannot both win.
 /// Counts a registration request from `client` (hot store, one clock hour's window) and
 /// refuses it past `--registrations-per-hour`. A hot store that cannot answer lets it through,
 /// as the rate limiter does; readiness reports the outage.
@@ -102,6 +100,8 @@ pub async fn admit_registration(state: &AppState, client: &str) -> Result<(), Ac
     }
 }
 
+/// Creates an active account. The first account of the instance becomes its admin; that is
+/// decided by claiming a settings row, so two simultaneous first registrations cannot both win.
 pub async fn register(
     state: &AppState,
     email: Email,
