@@ -132,14 +132,13 @@ pub async fn active_users(
 /// rows (a row per player and day, with the bits of the hours it was active in); in the parts
 /// of an hour at the buckets' edges, from their hour rows (with the bits of the minutes they
 /// were active in); and in the part of a minute at an edge, from that minute's events. The
-/// cost is the players' days in the range and their hours at the edges, never their events
-/// beyond the few minutes an edge splits.
+/// cost is the players' days in the range, never their events beyond the few minutes an edge
+/// splits.
 pub async fn active_users_unaligned(
     db: &impl ConnectionTrait,
     scope: &Scope,
     buckets: Buckets,
 ) -> Result<Vec<Point>, DbErr> {
-    let backend = db.get_database_backend();
     let scope_name = scope_of(scope.environment.as_deref()).to_string();
     let mut edges = Vec::new();
     for (from, to) in Pieces::of(buckets).partial {
@@ -155,27 +154,225 @@ pub async fn active_users_unaligned(
     // from the events, as before.
     let unknown = hours_without_minutes(db, scope.game_id, &scope_name, &edges).await?;
     let mut p = Params::default();
-    let game = p.bind(scope.game_id);
-    let start = p.bind(buckets.start.timestamp());
-    let size = p.bind(buckets.seconds);
-    let scope_name = p.bind(scope_name);
-    // Which (day, hours) of the players' day rows fall in which bucket: a bucket's whole hours
-    // lie in at most two days. One range scan over the days they span reads each day row
-    // once, and the row counts in every bucket whose hours of that day it has.
+    let sql = if buckets.count <= MAX_BUCKET_BITS {
+        by_bits(
+            db.get_database_backend(),
+            scope,
+            &scope_name,
+            buckets,
+            &edges,
+            &unknown,
+            &mut p,
+        )
+    } else {
+        by_distinct_count(
+            db.get_database_backend(),
+            scope,
+            &scope_name,
+            buckets,
+            &edges,
+            &unknown,
+            &mut p,
+        )
+    };
+    match sql {
+        Some(sql) => points(query(db, sql, p).await?, buckets.count),
+        None => Ok(vec![Point::count(0.0); buckets.count]),
+    }
+}
+
+/// The (bucket, day, bits of that day's hours) windows of the buckets' whole hours, and the
+/// first and last day they fall in.
+fn whole_hour_windows(buckets: Buckets) -> (Vec<(i64, i64, i64)>, i64, i64) {
     let mut windows = Vec::new();
     let (mut first_day, mut last_day) = (i64::MAX, i64::MIN);
     for index in 0..buckets.count {
         for (day, mask) in day_hours(buckets, index) {
             first_day = first_day.min(day);
             last_day = last_day.max(day);
-            windows.push(format!(
-                "({}, {}, {})",
-                p.bind(index as i64),
-                p.bind(day),
-                p.bind(mask)
-            ));
+            windows.push((index as i64, day, mask));
         }
     }
+    (windows, first_day, last_day)
+}
+
+/// The players each bucket holds, as the bits of one number per player, then the players per
+/// bit: the grouping hashes each player once, where a distinct count per bucket would sort
+/// every (bucket, player) pair (half the time on PostgreSQL). SQLite has no `bit_or`; the sum
+/// of distinct powers of two is the same number.
+///
+/// A player's day rows settle most buckets: one whole hour of the bucket active is enough. The
+/// edges' hour rows and split minutes' events are read only for the players that day rows
+/// leave unsure (active in an edge's hour, in no whole hour of that bucket), so their cost
+/// stays that of the few players seen only at a window's edge, however busy its hours are.
+fn by_bits(
+    backend: DatabaseBackend,
+    scope: &Scope,
+    scope_name: &str,
+    buckets: Buckets,
+    edges: &[Edge],
+    unknown: &[i64],
+    p: &mut Params,
+) -> Option<String> {
+    const HOURS_PER_DAY: i64 = SECONDS_PER_DAY / SECONDS_PER_HOUR;
+    let game = p.bind(scope.game_id);
+    let start = p.bind(buckets.start.timestamp());
+    let size = p.bind(buckets.seconds);
+    let scope_sql = p.bind(scope_name.to_string());
+    let bit = |column: &str| format!("(CAST(1 AS BIGINT) << CAST({column} AS INTEGER))");
+    let or = |expression: String| match backend {
+        DatabaseBackend::Postgres => format!("bit_or({expression})"),
+        _ => format!("SUM(DISTINCT {expression})"),
+    };
+    // Windows: (bucket, day, whole hours, edge hours). An edge's hour makes its day row's
+    // player a maybe for that bucket.
+    let (whole, mut first_day, mut last_day) = whole_hour_windows(buckets);
+    let mut windows: Vec<(i64, i64, i64, i64)> = whole
+        .into_iter()
+        .map(|(bucket, day, mask)| (bucket, day, mask, 0))
+        .collect();
+    for edge in edges {
+        let day = edge.hour.div_euclid(HOURS_PER_DAY);
+        first_day = first_day.min(day);
+        last_day = last_day.max(day);
+        windows.push((
+            edge.bucket,
+            day,
+            0,
+            1i64 << (edge.hour - day * HOURS_PER_DAY),
+        ));
+    }
+    if windows.is_empty() {
+        return None;
+    }
+    let windows: Vec<String> = windows
+        .into_iter()
+        .map(|(bucket, day, mask, edge)| {
+            let values = [bucket, day, mask, edge].map(|value| p.bind(value));
+            format!("({})", values.join(", "))
+        })
+        .collect();
+    let mut with = vec![
+        format!(
+            "windows (bucket, day, mask, edge) AS (VALUES {})",
+            windows.join(", ")
+        ),
+        format!(
+            "days AS (SELECT d.actor_id AS actor_id, \
+               {sure} AS sure, {maybe} AS maybe \
+             FROM analytics_player_days d \
+             JOIN windows w ON w.day = d.day AND (d.hours & (w.mask | w.edge)) <> 0 \
+             WHERE d.game_id = {game} AND d.scope = {scope_sql} AND d.day >= {} AND d.day <= {} \
+             GROUP BY d.actor_id)",
+            p.bind(first_day),
+            p.bind(last_day),
+            sure = or(format!(
+                "CASE WHEN (d.hours & w.mask) <> 0 THEN {} ELSE 0 END",
+                bit("w.bucket")
+            )),
+            maybe = or(format!(
+                "CASE WHEN (d.hours & w.edge) <> 0 THEN {} ELSE 0 END",
+                bit("w.bucket")
+            )),
+        ),
+        "unsure AS (SELECT actor_id FROM days WHERE (maybe & ~sure) <> 0)".to_string(),
+    ];
+    // What the unsure players did at the edges: the minutes of their hour rows, the split
+    // minutes' events, and the whole edge from the events where the hour has no minutes.
+    let mut splits = Vec::new();
+    let mut split_hours = Vec::new();
+    let mut raw = Vec::new();
+    for edge in edges {
+        if unknown.contains(&edge.hour) {
+            raw.push((at(edge.from), at(edge.to)));
+            continue;
+        }
+        if edge.minutes != 0 {
+            splits.push(format!(
+                "({}, {}, {})",
+                p.bind(edge.bucket),
+                p.bind(edge.hour),
+                p.bind(edge.minutes)
+            ));
+            split_hours.push(p.bind(edge.hour));
+        }
+        raw.extend(edge.seconds.iter().map(|(from, to)| (at(*from), at(*to))));
+    }
+    let mut hits = Vec::new();
+    if !splits.is_empty() {
+        with.push(format!(
+            "splits (bucket, hour, mask) AS (VALUES {})",
+            splits.join(", ")
+        ));
+        hits.push(format!(
+            "SELECT s.bucket AS bucket, h.actor_id AS actor_id FROM unsure u \
+             JOIN analytics_player_hours h ON h.game_id = {game} AND h.scope = {scope_sql} \
+               AND h.actor_id = u.actor_id AND h.hour IN ({}) \
+             JOIN splits s ON s.hour = h.hour AND (h.minutes & s.mask) <> 0",
+            split_hours.join(", ")
+        ));
+    }
+    if !raw.is_empty() {
+        let ranges = ranges_filter(&raw, p);
+        let environment = scope_filter(scope, p);
+        hits.push(format!(
+            "SELECT ({epoch} - {start}) / {size} AS bucket, actor_id FROM events \
+             WHERE game_id = {game} AND ({ranges}){environment} \
+               AND actor_id IN (SELECT actor_id FROM unsure)",
+            epoch = epoch_seconds(backend, "occurred_at"),
+        ));
+    }
+    // The unsure players' edge buckets, joined to every player's sure ones.
+    let players = if hits.is_empty() {
+        "players AS (SELECT sure AS bits FROM days)".to_string()
+    } else {
+        with.push(format!(
+            "edge_bits AS (SELECT actor_id, {} AS bits FROM ({}) hits GROUP BY actor_id)",
+            or(bit("bucket")),
+            hits.join(" UNION ALL ")
+        ));
+        "players AS (SELECT days.sure | COALESCE(e.bits, 0) AS bits FROM days \
+         LEFT JOIN edge_bits e ON e.actor_id = days.actor_id)"
+            .to_string()
+    };
+    let indices: Vec<String> = (0..buckets.count)
+        .map(|index| format!("({})", p.bind(index as i64)))
+        .collect();
+    with.push(format!(
+        "indices (bucket) AS (VALUES {})",
+        indices.join(", ")
+    ));
+    with.push(players);
+    Some(format!(
+        "WITH {} SELECT i.bucket AS bucket, CAST(COUNT(*) AS DOUBLE PRECISION) AS value \
+         FROM players JOIN indices i ON (players.bits & {}) <> 0 GROUP BY i.bucket",
+        with.join(", "),
+        bit("i.bucket")
+    ))
+}
+
+/// More buckets than bits in a number: a distinct count per bucket over the players' day
+/// rows, the edges' hour rows and the split minutes' events.
+fn by_distinct_count(
+    backend: DatabaseBackend,
+    scope: &Scope,
+    scope_name: &str,
+    buckets: Buckets,
+    edges: &[Edge],
+    unknown: &[i64],
+    p: &mut Params,
+) -> Option<String> {
+    let game = p.bind(scope.game_id);
+    let start = p.bind(buckets.start.timestamp());
+    let size = p.bind(buckets.seconds);
+    let scope_sql = p.bind(scope_name.to_string());
+    let (windows, first_day, last_day) = whole_hour_windows(buckets);
+    let windows: Vec<String> = windows
+        .into_iter()
+        .map(|(bucket, day, mask)| {
+            format!("({}, {}, {})", p.bind(bucket), p.bind(day), p.bind(mask))
+        })
+        .collect();
     let mut with = Vec::new();
     let mut parts = Vec::new();
     if !windows.is_empty() {
@@ -186,7 +383,7 @@ pub async fn active_users_unaligned(
         parts.push(format!(
             "SELECT w.bucket AS bucket, d.actor_id AS actor_id FROM analytics_player_days d \
              JOIN windows w ON w.day = d.day AND (d.hours & w.mask) <> 0 \
-             WHERE d.game_id = {game} AND d.scope = {scope_name} AND d.day >= {} AND d.day <= {}",
+             WHERE d.game_id = {game} AND d.scope = {scope_sql} AND d.day >= {} AND d.day <= {}",
             p.bind(first_day),
             p.bind(last_day)
         ));
@@ -194,7 +391,7 @@ pub async fn active_users_unaligned(
     let mut splits = Vec::new();
     let mut split_hours = Vec::new();
     let mut raw = Vec::new();
-    for edge in &edges {
+    for edge in edges {
         if unknown.contains(&edge.hour) {
             raw.push((at(edge.from), at(edge.to)));
             continue;
@@ -218,13 +415,13 @@ pub async fn active_users_unaligned(
         parts.push(format!(
             "SELECT s.bucket AS bucket, h.actor_id AS actor_id FROM analytics_player_hours h \
              JOIN splits s ON s.hour = h.hour AND (h.minutes & s.mask) <> 0 \
-             WHERE h.game_id = {game} AND h.scope = {scope_name} AND h.hour IN ({})",
+             WHERE h.game_id = {game} AND h.scope = {scope_sql} AND h.hour IN ({})",
             split_hours.join(", ")
         ));
     }
     if !raw.is_empty() {
-        let ranges = ranges_filter(&raw, &mut p);
-        let environment = scope_filter(scope, &mut p);
+        let ranges = ranges_filter(&raw, p);
+        let environment = scope_filter(scope, p);
         parts.push(format!(
             "SELECT ({epoch} - {start}) / {size} AS bucket, actor_id FROM events \
              WHERE game_id = {game} AND ({ranges}){environment}",
@@ -232,48 +429,18 @@ pub async fn active_users_unaligned(
         ));
     }
     if parts.is_empty() {
-        return Ok(vec![Point::count(0.0); buckets.count]);
+        return None;
     }
-    let active = parts.join(" UNION ALL ");
-    let sql = if buckets.count <= MAX_BUCKET_BITS {
-        // Each player's buckets as the bits of one number, then the players per bit: the
-        // grouping hashes each player once, where a distinct count per bucket would sort
-        // every (bucket, player) pair (half the time on PostgreSQL). SQLite has no `bit_or`;
-        // the sum of distinct powers of two is the same number.
-        let bits = "CAST(1 AS BIGINT) << CAST(bucket AS INTEGER)";
-        let or = match backend {
-            DatabaseBackend::Postgres => format!("bit_or({bits})"),
-            _ => format!("SUM(DISTINCT {bits})"),
-        };
-        let indices: Vec<String> = (0..buckets.count)
-            .map(|index| format!("({})", p.bind(index as i64)))
-            .collect();
-        with.push(format!(
-            "indices (bucket) AS (VALUES {})",
-            indices.join(", ")
-        ));
-        with.push(format!(
-            "players AS (SELECT actor_id, {or} AS bits FROM ({active}) active GROUP BY actor_id)"
-        ));
-        format!(
-            "WITH {} SELECT i.bucket AS bucket, CAST(COUNT(*) AS DOUBLE PRECISION) AS value \
-             FROM players JOIN indices i \
-             ON (players.bits & (CAST(1 AS BIGINT) << CAST(i.bucket AS INTEGER))) <> 0 \
-             GROUP BY i.bucket",
-            with.join(", ")
-        )
+    let with = if with.is_empty() {
+        String::new()
     } else {
-        let with = if with.is_empty() {
-            String::new()
-        } else {
-            format!("WITH {} ", with.join(", "))
-        };
-        format!(
-            "{with}SELECT bucket, CAST(COUNT(DISTINCT actor_id) AS DOUBLE PRECISION) AS value \
-             FROM ({active}) active GROUP BY bucket"
-        )
+        format!("WITH {} ", with.join(", "))
     };
-    points(query(db, sql, p).await?, buckets.count)
+    Some(format!(
+        "{with}SELECT bucket, CAST(COUNT(DISTINCT actor_id) AS DOUBLE PRECISION) AS value \
+         FROM ({}) active GROUP BY bucket",
+        parts.join(" UNION ALL ")
+    ))
 }
 
 /// A part of an hour at a bucket's edge (`from`..`to`, epoch seconds, inside one hour and one
