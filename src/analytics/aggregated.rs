@@ -196,6 +196,44 @@ fn whole_hour_windows(buckets: Buckets) -> (Vec<(i64, i64, i64)>, i64, i64) {
     (windows, first_day, last_day)
 }
 
+/// How the edges are read: the (bucket, hour, minute bits) of the hour rows' minutes with
+/// the hours to look them up by, and the time ranges read from the events (the split minutes'
+/// seconds, and whole edges whose hour has no minutes).
+struct EdgeReads {
+    splits: Vec<String>,
+    split_hours: Vec<String>,
+    raw: Vec<(DateTime<Utc>, DateTime<Utc>)>,
+}
+
+impl EdgeReads {
+    fn of(edges: &[Edge], unknown: &[i64], p: &mut Params) -> Self {
+        let mut reads = EdgeReads {
+            splits: Vec::new(),
+            split_hours: Vec::new(),
+            raw: Vec::new(),
+        };
+        for edge in edges {
+            if unknown.contains(&edge.hour) {
+                reads.raw.push((at(edge.from), at(edge.to)));
+                continue;
+            }
+            if edge.minutes != 0 {
+                reads.splits.push(format!(
+                    "({}, {}, {})",
+                    p.bind(edge.bucket),
+                    p.bind(edge.hour),
+                    p.bind(edge.minutes)
+                ));
+                reads.split_hours.push(p.bind(edge.hour));
+            }
+            reads
+                .raw
+                .extend(edge.seconds.iter().map(|(from, to)| (at(*from), at(*to))));
+        }
+        reads
+    }
+}
+
 /// The players each bucket holds, as the bits of one number per player, then the players per
 /// bit: the grouping hashes each player once, where a distinct count per bucket would sort
 /// every (bucket, player) pair (half the time on PostgreSQL). SQLite has no `bit_or`; the sum
@@ -279,25 +317,11 @@ fn by_bits(
     ];
     // What the unsure players did at the edges: the minutes of their hour rows, the split
     // minutes' events, and the whole edge from the events where the hour has no minutes.
-    let mut splits = Vec::new();
-    let mut split_hours = Vec::new();
-    let mut raw = Vec::new();
-    for edge in edges {
-        if unknown.contains(&edge.hour) {
-            raw.push((at(edge.from), at(edge.to)));
-            continue;
-        }
-        if edge.minutes != 0 {
-            splits.push(format!(
-                "({}, {}, {})",
-                p.bind(edge.bucket),
-                p.bind(edge.hour),
-                p.bind(edge.minutes)
-            ));
-            split_hours.push(p.bind(edge.hour));
-        }
-        raw.extend(edge.seconds.iter().map(|(from, to)| (at(*from), at(*to))));
-    }
+    let EdgeReads {
+        splits,
+        split_hours,
+        raw,
+    } = EdgeReads::of(edges, unknown, p);
     let mut hits = Vec::new();
     if !splits.is_empty() {
         with.push(format!(
@@ -388,25 +412,11 @@ fn by_distinct_count(
             p.bind(last_day)
         ));
     }
-    let mut splits = Vec::new();
-    let mut split_hours = Vec::new();
-    let mut raw = Vec::new();
-    for edge in edges {
-        if unknown.contains(&edge.hour) {
-            raw.push((at(edge.from), at(edge.to)));
-            continue;
-        }
-        if edge.minutes != 0 {
-            splits.push(format!(
-                "({}, {}, {})",
-                p.bind(edge.bucket),
-                p.bind(edge.hour),
-                p.bind(edge.minutes)
-            ));
-            split_hours.push(p.bind(edge.hour));
-        }
-        raw.extend(edge.seconds.iter().map(|(from, to)| (at(*from), at(*to))));
-    }
+    let EdgeReads {
+        splits,
+        split_hours,
+        raw,
+    } = EdgeReads::of(edges, unknown, p);
     if !splits.is_empty() {
         with.push(format!(
             "splits (bucket, hour, mask) AS (VALUES {})",

@@ -266,8 +266,8 @@ mod tests {
         let list = operation_statuses(&operation(&spec, "/things", "get"), DECLARED);
         assert_eq!(
             list,
-            [401, 429, 500, 503],
-            "a dashboard read declaring nothing"
+            [400, 401, 429, 500, 503],
+            "a dashboard read declaring nothing (400: a NUL in its query string)"
         );
         let get = operation_statuses(&operation(&spec, "/things/{id}", "get"), DECLARED);
         assert_eq!(
