@@ -93,7 +93,7 @@ async fn a_client_spraying_guesses_over_many_addresses_is_locked_out_of_all_of_t
 }
 
 #[tokio::test]
-async fn a_password_reset_lifts_the_lock_for_every_client() {
+async fn an_unlock_lifts_the_address_lock_for_every_client() {
     let app = spawn_app_with(|s| s.trust_proxy = true).await;
     app.register("rosa@studio.test").await;
     for client in [STRANGER, OWNER] {
@@ -108,7 +108,8 @@ async fn a_password_reset_lifts_the_lock_for_every_client() {
         403
     );
 
-    // Act: the operator unlocks the address (a reset does the same: `accounts_abuse`).
+    // Act: the operator unlocks the address (a password reset clears the same rows:
+    // `accounts_abuse`).
     let email = playtrace::accounts::service::Email::parse("rosa@studio.test").unwrap();
     let unlocked = playtrace::accounts::admin::unlock(&app.state.db, &email)
         .await
