@@ -11,7 +11,9 @@
 #   REDIS_URL   Redis (env PLAYTRACE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
 # Common env (a script may set other defaults before sourcing this file): BENCH_RUNS (3),
 # BENCH_DURATION (10s), BENCH_CONNECTIONS (64), BENCH_THREADS (2), CARGO_TARGET_DIR (where the
-# release binary is built), BENCH_NO_BUILD=1 (use the release binary already built).
+# release binary is built), BENCH_NO_BUILD=1 (use the release binary already built),
+# BENCH_KEEP=1 (leave the data where it is at the end, to query it by hand: the PostgreSQL
+# database, the Redis keys and the SQLite file; their names are printed).
 # Only loopback addresses are used; every server a script starts is stopped by bench_stop_server.
 
 BENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -106,6 +108,10 @@ bench_stop_server() {
     wait "$BENCH_PID" 2>/dev/null || true
   fi
   BENCH_PID=""
+  if [[ -n "${BENCH_KEEP:-}" ]]; then
+    echo "kept (BENCH_KEEP): database ${BENCH_DB:-none}, Redis prefix ${BENCH_REDIS_PREFIX:-none}, files ${BENCH_TMP:-none}" >&2
+    BENCH_DB="" BENCH_TMP=""
+  fi
   if [[ -n "${BENCH_DB:-}" ]]; then
     psql "$PG_URL/postgres" -qc "DROP DATABASE IF EXISTS $BENCH_DB" >/dev/null 2>&1 || true
     if command -v redis-cli >/dev/null; then

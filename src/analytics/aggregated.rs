@@ -2,7 +2,7 @@
 //! events, crashes, log errors and revenue; hour and day distinct counts for active users;
 //! cohort counters for retention. Each read touches the rows of the buckets it answers.
 use super::{
-    raw::{ranges_filter, scope_filter},
+    raw::scope_filter,
     service::{at, Buckets, Metric, Pieces, Point, Scope},
 };
 use crate::{
@@ -262,6 +262,12 @@ fn by_bits(
         DatabaseBackend::Postgres => format!("bit_or({expression})"),
         _ => format!("SUM(DISTINCT {expression})"),
     };
+    // The same over bits that no two rows of a group share: SQLite's plain sum, without the
+    // sorted set DISTINCT keeps per group.
+    let or_disjoint = |expression: String| match backend {
+        DatabaseBackend::Postgres => format!("bit_or({expression})"),
+        _ => format!("SUM({expression})"),
+    };
     // Windows: (bucket, day, whole hours, edge hours). An edge's hour makes its day row's
     // player a maybe for that bucket.
     let (whole, mut first_day, mut last_day) = whole_hour_windows(buckets);
@@ -283,36 +289,78 @@ fn by_bits(
     if windows.is_empty() {
         return None;
     }
-    let windows: Vec<String> = windows
-        .into_iter()
-        .map(|(bucket, day, mask, edge)| {
-            let values = [bucket, day, mask, edge].map(|value| p.bind(value));
-            format!("({})", values.join(", "))
-        })
-        .collect();
+    let (first_day, last_day) = (p.bind(first_day), p.bind(last_day));
+    let days = match day_positions(buckets, &windows) {
+        // A bucket's k-th day is a different day for every bucket, so the bits one position
+        // gives a player are one per day row and their sum is their union: no join and no
+        // DISTINCT (on SQLite at 1M events, 53 ms against 187 for the join to the windows).
+        Some(positions) => {
+            let mut bits_at = |k: i64, mask: i64| {
+                let offset = p.bind(buckets.start.timestamp().div_euclid(SECONDS_PER_DAY) + k);
+                let mask = p.bind(mask);
+                or_disjoint(format!(
+                    "CASE WHEN (d.hours & {mask}) <> 0 AND d.day - {offset} BETWEEN 0 AND {last} \
+                     THEN {} ELSE 0 END",
+                    bit(&format!("d.day - {offset}")),
+                    last = buckets.count - 1,
+                ))
+            };
+            let union = |terms: Vec<String>| match terms.is_empty() {
+                true => "0".to_string(),
+                false => format!("({})", terms.join(" | ")),
+            };
+            let (mut sure, mut maybe, mut any) = (Vec::new(), Vec::new(), 0);
+            for (k, mask, edge) in positions {
+                any |= mask | edge;
+                if mask != 0 {
+                    sure.push(bits_at(k, mask));
+                }
+                if edge != 0 {
+                    maybe.push(bits_at(k, edge));
+                }
+            }
+            format!(
+                "days AS (SELECT d.actor_id AS actor_id, {} AS sure, {} AS maybe \
+                 FROM analytics_player_days d \
+                 WHERE d.game_id = {game} AND d.scope = {scope_sql} \
+                   AND d.day >= {first_day} AND d.day <= {last_day} AND (d.hours & {}) <> 0 \
+                 GROUP BY d.actor_id)",
+                union(sure),
+                union(maybe),
+                p.bind(any),
+            )
+        }
+        None => {
+            let windows: Vec<String> = windows
+                .into_iter()
+                .map(|(bucket, day, mask, edge)| {
+                    let values = [bucket, day, mask, edge].map(|value| p.bind(value));
+                    format!("({})", values.join(", "))
+                })
+                .collect();
+            format!(
+                "windows (bucket, day, mask, edge) AS (VALUES {}), \
+                 days AS (SELECT d.actor_id AS actor_id, \
+                   {sure} AS sure, {maybe} AS maybe \
+                 FROM analytics_player_days d \
+                 JOIN windows w ON w.day = d.day AND (d.hours & (w.mask | w.edge)) <> 0 \
+                 WHERE d.game_id = {game} AND d.scope = {scope_sql} \
+                   AND d.day >= {first_day} AND d.day <= {last_day} \
+                 GROUP BY d.actor_id)",
+                windows.join(", "),
+                sure = or(format!(
+                    "CASE WHEN (d.hours & w.mask) <> 0 THEN {} ELSE 0 END",
+                    bit("w.bucket")
+                )),
+                maybe = or(format!(
+                    "CASE WHEN (d.hours & w.edge) <> 0 THEN {} ELSE 0 END",
+                    bit("w.bucket")
+                )),
+            )
+        }
+    };
     let mut with = vec![
-        format!(
-            "windows (bucket, day, mask, edge) AS (VALUES {})",
-            windows.join(", ")
-        ),
-        format!(
-            "days AS (SELECT d.actor_id AS actor_id, \
-               {sure} AS sure, {maybe} AS maybe \
-             FROM analytics_player_days d \
-             JOIN windows w ON w.day = d.day AND (d.hours & (w.mask | w.edge)) <> 0 \
-             WHERE d.game_id = {game} AND d.scope = {scope_sql} AND d.day >= {} AND d.day <= {} \
-             GROUP BY d.actor_id)",
-            p.bind(first_day),
-            p.bind(last_day),
-            sure = or(format!(
-                "CASE WHEN (d.hours & w.mask) <> 0 THEN {} ELSE 0 END",
-                bit("w.bucket")
-            )),
-            maybe = or(format!(
-                "CASE WHEN (d.hours & w.edge) <> 0 THEN {} ELSE 0 END",
-                bit("w.bucket")
-            )),
-        ),
+        days,
         "unsure AS (SELECT actor_id FROM days WHERE (maybe & ~sure) <> 0)".to_string(),
     ];
     // What the unsure players did at the edges: the minutes of their hour rows, the split
@@ -336,16 +384,15 @@ fn by_bits(
             split_hours.join(", ")
         ));
     }
-    if !raw.is_empty() {
-        let ranges = ranges_filter(&raw, p);
-        let environment = scope_filter(scope, p);
-        hits.push(format!(
+    let environment = scope_filter(scope, p);
+    hits.extend(edge_events(&raw, p, |range| {
+        format!(
             "SELECT ({epoch} - {start}) / {size} AS bucket, actor_id FROM events \
-             WHERE game_id = {game} AND ({ranges}){environment} \
+             WHERE game_id = {game} AND {range}{environment} \
                AND actor_id IN (SELECT actor_id FROM unsure)",
             epoch = epoch_seconds(backend, "occurred_at"),
-        ));
-    }
+        )
+    }));
     // The unsure players' edge buckets, joined to every player's sure ones.
     let players = if hits.is_empty() {
         "players AS (SELECT sure AS bits FROM days)".to_string()
@@ -373,6 +420,57 @@ fn by_bits(
         with.join(", "),
         bit("i.bucket")
     ))
+}
+
+/// One `select` per time range of the edges' events (given the range as SQL on
+/// `occurred_at`), to be joined with UNION ALL: each seeks the (game, time) index to its own
+/// range, where SQLite answered ranges joined by OR by scanning every event of the game (a
+/// covering index that holds the player), 500 to 700 ms of `dau_drop` at 1M events.
+fn edge_events(
+    raw: &[(DateTime<Utc>, DateTime<Utc>)],
+    p: &mut Params,
+    select: impl Fn(&str) -> String,
+) -> Vec<String> {
+    raw.iter()
+        .map(|(from, to)| {
+            select(&format!(
+                "occurred_at >= {} AND occurred_at < {}",
+                p.bind(*from),
+                p.bind(*to)
+            ))
+        })
+        .collect()
+}
+
+/// Day buckets (24 hours from any second): the (position, whole-hour bits, edge-hour bits) a
+/// bucket has on its k-th day, when every bucket has the same ones there (the windows of
+/// `by_bits`, as (bucket, day, whole hours, edge hours)); `None` for other buckets, read by
+/// joining the windows.
+fn day_positions(
+    buckets: Buckets,
+    windows: &[(i64, i64, i64, i64)],
+) -> Option<Vec<(i64, i64, i64)>> {
+    if buckets.seconds != SECONDS_PER_DAY {
+        return None;
+    }
+    let first_day = buckets.start.timestamp().div_euclid(SECONDS_PER_DAY);
+    let mut at: std::collections::BTreeMap<(i64, i64), (i64, i64)> = Default::default();
+    for &(bucket, day, mask, edge) in windows {
+        let bits = at.entry((day - first_day - bucket, bucket)).or_default();
+        *bits = (bits.0 | mask, bits.1 | edge);
+    }
+    let mut positions: Vec<(i64, i64, i64)> = Vec::new();
+    for (&(k, _), &(mask, edge)) in &at {
+        if positions.last().map(|last| last.0) != Some(k) {
+            positions.push((k, mask, edge));
+        }
+    }
+    // Every bucket has exactly these bits at every position (a bucket with none there would
+    // need its own window).
+    let uniform = positions.iter().all(|&(k, mask, edge)| {
+        (0..buckets.count as i64).all(|bucket| at.get(&(k, bucket)) == Some(&(mask, edge)))
+    });
+    uniform.then_some(positions)
 }
 
 /// More buckets than bits in a number: a distinct count per bucket over the players' day
@@ -429,15 +527,14 @@ fn by_distinct_count(
             split_hours.join(", ")
         ));
     }
-    if !raw.is_empty() {
-        let ranges = ranges_filter(&raw, p);
-        let environment = scope_filter(scope, p);
-        parts.push(format!(
+    let environment = scope_filter(scope, p);
+    parts.extend(edge_events(&raw, p, |range| {
+        format!(
             "SELECT ({epoch} - {start}) / {size} AS bucket, actor_id FROM events \
-             WHERE game_id = {game} AND ({ranges}){environment}",
+             WHERE game_id = {game} AND {range}{environment}",
             epoch = epoch_seconds(backend, "occurred_at"),
-        ));
-    }
+        )
+    }));
     if parts.is_empty() {
         return None;
     }
@@ -796,5 +893,46 @@ mod tests {
             inside.seconds,
             [(t("2026-11-26T10:30:05Z"), t("2026-11-26T10:30:45Z"))]
         );
+    }
+
+    #[test]
+    fn day_buckets_have_the_same_hours_at_each_day_they_span_and_hour_buckets_do_not() {
+        let hours = |range: std::ops::Range<i64>| range.fold(0, |bits, h| bits | 1 << h);
+        let windows = |buckets: Buckets| {
+            let (whole, ..) = whole_hour_windows(buckets);
+            let mut windows: Vec<_> = whole.into_iter().map(|(b, d, m)| (b, d, m, 0)).collect();
+            // The edge hour 10 on both days of each bucket, as `by_bits` adds it.
+            let first_day = buckets.start.timestamp().div_euclid(SECONDS_PER_DAY);
+            for bucket in 0..buckets.count as i64 {
+                for day in [first_day + bucket, first_day + bucket + 1] {
+                    windows.push((bucket, day, 0, 1 << 10));
+                }
+            }
+            windows
+        };
+        // Arrange: a week of 24-hour buckets from 10:30, as `dau_drop` reads them.
+        let days = Buckets {
+            start: "2026-11-19T10:30:00Z".parse().unwrap(),
+            seconds: SECONDS_PER_DAY,
+            count: 7,
+        };
+        assert_eq!(
+            day_positions(days, &windows(days)),
+            Some(vec![
+                (0, hours(11..24), 1 << 10),
+                (1, hours(0..10), 1 << 10)
+            ])
+        );
+        // One bucket without the edge on its second day is not like the others.
+        let mut uneven = windows(days);
+        uneven.pop();
+        assert_eq!(day_positions(days, &uneven), None);
+        // Hour buckets share their days: joined to their windows.
+        let hours_buckets = Buckets {
+            seconds: SECONDS_PER_HOUR,
+            count: 24,
+            ..days
+        };
+        assert_eq!(day_positions(hours_buckets, &windows(hours_buckets)), None);
     }
 }
