@@ -6,6 +6,10 @@
 //! - Strict: chained CTEs, each step's earliest time after the previous step's time, each
 //!   reading its step's rows through the (game, event name, time) index. Taking the earliest
 //!   match at every step is enough to decide whether an ordered path exists.
+//! - The chained steps' CTEs are `MATERIALIZED`: SQLite (3.51) otherwise evaluated the chain
+//!   again for each step's count, 15 step reads for 5 steps (a 5-step per-player funnel at 1M
+//!   events: 550 ms, 150 to 240 ms materialised); PostgreSQL materialises a CTE that is read
+//!   twice anyway.
 //! - A conversion window (`within_hours`) is anchored at the user's first step-1 event in the
 //!   range: strict steps must happen within the window after it, loose steps within the
 //!   window on either side of it.
@@ -161,7 +165,7 @@ async fn per_player(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> Resul
     let mut sql = format!(
         "WITH players AS (SELECT actor_id FROM analytics_players WHERE game_id = {game} \
            AND scope = {scope} AND first_day <= {last_day} AND last_day >= {first_day}), \
-         s1 AS (SELECT a.actor_id, {} AS t FROM players a)",
+         s1 AS MATERIALIZED (SELECT a.actor_id, {} AS t FROM players a)",
         first(&p.bind(query.steps[0].clone()), "a", &from, true)
     );
     for (index, step) in query.steps.iter().enumerate().skip(1) {
@@ -173,7 +177,7 @@ async fn per_player(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> Resul
             Mode::Loose => (from.clone(), true),
         };
         sql.push_str(&format!(
-            ", s{k} AS (SELECT p.actor_id, {} AS t{carry} FROM s{previous} p WHERE p.t IS NOT NULL{within})",
+            ", s{k} AS MATERIALIZED (SELECT p.actor_id, {} AS t{carry} FROM s{previous} p WHERE p.t IS NOT NULL{within})",
             first(&step, "p", &after, inclusive),
             carry = if query.mode == Mode::Strict && window.is_some() {
                 if previous == 1 { ", p.t AS t0" } else { ", p.t0 AS t0" }.to_string()
@@ -304,7 +308,7 @@ async fn scan(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> Result<Vec<
                 ""
             };
             let mut sql = format!(
-                "WITH s1 AS (SELECT e.actor_id, MIN(e.occurred_at) AS t{anchor} FROM events e WHERE {} GROUP BY e.actor_id)",
+                "WITH s1 AS MATERIALIZED (SELECT e.actor_id, MIN(e.occurred_at) AS t{anchor} FROM events e WHERE {} GROUP BY e.actor_id)",
                 rows_of("e", &step_params[0])
             );
             for (index, step) in step_params.iter().enumerate().skip(1) {
@@ -320,7 +324,7 @@ async fn scan(db: &impl ConnectionTrait, query: &FunnelQuery<'_>) -> Result<Vec<
                     None => ("", String::new()),
                 };
                 sql.push_str(&format!(
-                    ", s{k} AS (\
+                    ", s{k} AS MATERIALIZED (\
                        SELECT e.actor_id, MIN(e.occurred_at) AS t{carry} FROM events e \
                        JOIN s{previous} p ON p.actor_id = e.actor_id AND e.occurred_at > p.t {within} \
                        WHERE {rows} GROUP BY e.actor_id)",
