@@ -406,19 +406,32 @@ fn by_bits(
          LEFT JOIN edge_bits e ON e.actor_id = days.actor_id)"
             .to_string()
     };
-    let indices: Vec<String> = (0..buckets.count)
-        .map(|index| format!("({})", p.bind(index as i64)))
+    // Each bucket's players in one pass over them (a sum per bit), then one row per bucket:
+    // joining every player to every bucket took a third of the read on PostgreSQL.
+    with.push(players);
+    let sums: Vec<String> = (0..buckets.count)
+        .map(|index| format!("SUM((bits >> {index}) & 1) AS b{index}"))
         .collect();
+    with.push(format!(
+        "totals AS (SELECT {} FROM players)",
+        sums.join(", ")
+    ));
+    let (mut indices, mut picks) = (Vec::new(), Vec::new());
+    for index in 0..buckets.count {
+        let bucket = p.bind(index as i64);
+        indices.push(format!("({bucket})"));
+        picks.push(format!("WHEN {bucket} THEN b{index}"));
+    }
     with.push(format!(
         "indices (bucket) AS (VALUES {})",
         indices.join(", ")
     ));
-    with.push(players);
     Some(format!(
-        "WITH {} SELECT i.bucket AS bucket, CAST(COUNT(*) AS DOUBLE PRECISION) AS value \
-         FROM players JOIN indices i ON (players.bits & {}) <> 0 GROUP BY i.bucket",
+        "WITH {} SELECT i.bucket AS bucket, \
+           CAST(COALESCE(CASE i.bucket {} END, 0) AS DOUBLE PRECISION) AS value \
+         FROM totals CROSS JOIN indices i",
         with.join(", "),
-        bit("i.bucket")
+        picks.join(" ")
     ))
 }
 
