@@ -153,27 +153,24 @@ pub async fn active_users_unaligned(
     // Hours whose rows predate the minutes (kept since migration 95): their edges are read
     // from the events, as before.
     let unknown = hours_without_minutes(db, scope.game_id, &scope_name, &edges).await?;
+    let backend = db.get_database_backend();
     let mut p = Params::default();
-    let sql = if buckets.count <= MAX_BUCKET_BITS {
-        by_bits(
-            db.get_database_backend(),
+    let positions = match buckets.count <= MAX_BUCKET_BITS {
+        true => day_positions(buckets, &day_windows(buckets, &edges)),
+        false => None,
+    };
+    let reads = EdgeReads::of(&edges, &unknown, &mut p);
+    let sql = match positions {
+        Some(positions) => by_bits(
+            backend,
             scope,
             &scope_name,
             buckets,
-            &edges,
-            &unknown,
+            &positions,
+            reads,
             &mut p,
-        )
-    } else {
-        by_distinct_count(
-            db.get_database_backend(),
-            scope,
-            &scope_name,
-            buckets,
-            &edges,
-            &unknown,
-            &mut p,
-        )
+        ),
+        None => by_distinct_count(backend, scope, &scope_name, buckets, reads, &mut p),
     };
     match sql {
         Some(sql) => points(query(db, sql, p).await?, buckets.count),
@@ -234,8 +231,8 @@ impl EdgeReads {
     }
 }
 
-/// The players each bucket holds, as the bits of one number per player, then the players per
-/// bit: the grouping hashes each player once, where a distinct count per bucket would sort
+/// Day buckets of at most 62 (`positions`, from `day_positions`). The players each bucket
+/// holds, as the bits of one number per player, then the players per bit: the grouping hashes each player once, where a distinct count per bucket would sort
 /// every (bucket, player) pair (half the time on PostgreSQL). SQLite has no `bit_or`; the sum
 /// of distinct powers of two is the same number.
 ///
@@ -248,11 +245,15 @@ fn by_bits(
     scope: &Scope,
     scope_name: &str,
     buckets: Buckets,
-    edges: &[Edge],
-    unknown: &[i64],
+    positions: &[(i64, i64, i64)],
+    reads: EdgeReads,
     p: &mut Params,
 ) -> Option<String> {
-    const HOURS_PER_DAY: i64 = SECONDS_PER_DAY / SECONDS_PER_HOUR;
+    let (first_k, last_k) = match (positions.first(), positions.last()) {
+        (Some(first), Some(last)) => (first.0, last.0),
+        _ => return None,
+    };
+    let first_day = buckets.start.timestamp().div_euclid(SECONDS_PER_DAY);
     let game = p.bind(scope.game_id);
     let start = p.bind(buckets.start.timestamp());
     let size = p.bind(buckets.seconds);
@@ -268,97 +269,45 @@ fn by_bits(
         DatabaseBackend::Postgres => format!("bit_or({expression})"),
         _ => format!("SUM({expression})"),
     };
-    // Windows: (bucket, day, whole hours, edge hours). An edge's hour makes its day row's
-    // player a maybe for that bucket.
-    let (whole, mut first_day, mut last_day) = whole_hour_windows(buckets);
-    let mut windows: Vec<(i64, i64, i64, i64)> = whole
-        .into_iter()
-        .map(|(bucket, day, mask)| (bucket, day, mask, 0))
-        .collect();
-    for edge in edges {
-        let day = edge.hour.div_euclid(HOURS_PER_DAY);
-        first_day = first_day.min(day);
-        last_day = last_day.max(day);
-        windows.push((
-            edge.bucket,
-            day,
-            0,
-            1i64 << (edge.hour - day * HOURS_PER_DAY),
-        ));
-    }
-    if windows.is_empty() {
-        return None;
-    }
-    let (first_day, last_day) = (p.bind(first_day), p.bind(last_day));
-    let days = match day_positions(buckets, &windows) {
-        // A bucket's k-th day is a different day for every bucket, so the bits one position
-        // gives a player are one per day row and their sum is their union: no join and no
-        // DISTINCT (on SQLite at 1M events, 53 ms against 187 for the join to the windows).
-        Some(positions) => {
-            let mut bits_at = |k: i64, mask: i64| {
-                let offset = p.bind(buckets.start.timestamp().div_euclid(SECONDS_PER_DAY) + k);
-                let mask = p.bind(mask);
-                or_disjoint(format!(
-                    "CASE WHEN (d.hours & {mask}) <> 0 AND d.day - {offset} BETWEEN 0 AND {last} \
-                     THEN {} ELSE 0 END",
-                    bit(&format!("d.day - {offset}")),
-                    last = buckets.count - 1,
-                ))
-            };
-            let union = |terms: Vec<String>| match terms.is_empty() {
-                true => "0".to_string(),
-                false => format!("({})", terms.join(" | ")),
-            };
-            let (mut sure, mut maybe, mut any) = (Vec::new(), Vec::new(), 0);
-            for (k, mask, edge) in positions {
-                any |= mask | edge;
-                if mask != 0 {
-                    sure.push(bits_at(k, mask));
-                }
-                if edge != 0 {
-                    maybe.push(bits_at(k, edge));
-                }
-            }
-            format!(
-                "days AS (SELECT d.actor_id AS actor_id, {} AS sure, {} AS maybe \
-                 FROM analytics_player_days d \
-                 WHERE d.game_id = {game} AND d.scope = {scope_sql} \
-                   AND d.day >= {first_day} AND d.day <= {last_day} AND (d.hours & {}) <> 0 \
-                 GROUP BY d.actor_id)",
-                union(sure),
-                union(maybe),
-                p.bind(any),
-            )
-        }
-        None => {
-            let windows: Vec<String> = windows
-                .into_iter()
-                .map(|(bucket, day, mask, edge)| {
-                    let values = [bucket, day, mask, edge].map(|value| p.bind(value));
-                    format!("({})", values.join(", "))
-                })
-                .collect();
-            format!(
-                "windows (bucket, day, mask, edge) AS (VALUES {}), \
-                 days AS (SELECT d.actor_id AS actor_id, \
-                   {sure} AS sure, {maybe} AS maybe \
-                 FROM analytics_player_days d \
-                 JOIN windows w ON w.day = d.day AND (d.hours & (w.mask | w.edge)) <> 0 \
-                 WHERE d.game_id = {game} AND d.scope = {scope_sql} \
-                   AND d.day >= {first_day} AND d.day <= {last_day} \
-                 GROUP BY d.actor_id)",
-                windows.join(", "),
-                sure = or(format!(
-                    "CASE WHEN (d.hours & w.mask) <> 0 THEN {} ELSE 0 END",
-                    bit("w.bucket")
-                )),
-                maybe = or(format!(
-                    "CASE WHEN (d.hours & w.edge) <> 0 THEN {} ELSE 0 END",
-                    bit("w.bucket")
-                )),
-            )
-        }
+    // A bucket's k-th day is a different day for every bucket, so the bits one position gives
+    // a player are one per day row and their sum is their union: no join to the windows and
+    // no DISTINCT (on SQLite at 1M events, 53 ms against 187 for the join).
+    let mut bits_at = |k: i64, mask: i64| {
+        let offset = p.bind(first_day + k);
+        let mask = p.bind(mask);
+        or_disjoint(format!(
+            "CASE WHEN (d.hours & {mask}) <> 0 AND d.day - {offset} BETWEEN 0 AND {last} \
+             THEN {} ELSE 0 END",
+            bit(&format!("d.day - {offset}")),
+            last = buckets.count - 1,
+        ))
     };
+    let union = |terms: Vec<String>| match terms.is_empty() {
+        true => "0".to_string(),
+        false => format!("({})", terms.join(" | ")),
+    };
+    let (mut sure, mut maybe, mut any) = (Vec::new(), Vec::new(), 0);
+    for &(k, mask, edge) in positions {
+        any |= mask | edge;
+        if mask != 0 {
+            sure.push(bits_at(k, mask));
+        }
+        if edge != 0 {
+            maybe.push(bits_at(k, edge));
+        }
+    }
+    let days = format!(
+        "days AS (SELECT d.actor_id AS actor_id, {} AS sure, {} AS maybe \
+         FROM analytics_player_days d \
+         WHERE d.game_id = {game} AND d.scope = {scope_sql} \
+           AND d.day >= {} AND d.day <= {} AND (d.hours & {}) <> 0 \
+         GROUP BY d.actor_id)",
+        union(sure),
+        union(maybe),
+        p.bind(first_day + first_k),
+        p.bind(first_day + buckets.count as i64 - 1 + last_k),
+        p.bind(any),
+    );
     let mut with = vec![
         days,
         "unsure AS (SELECT actor_id FROM days WHERE (maybe & ~sure) <> 0)".to_string(),
@@ -369,7 +318,7 @@ fn by_bits(
         splits,
         split_hours,
         raw,
-    } = EdgeReads::of(edges, unknown, p);
+    } = reads;
     let mut hits = Vec::new();
     if !splits.is_empty() {
         with.push(format!(
@@ -455,10 +404,30 @@ fn edge_events(
         .collect()
 }
 
+/// The (bucket, day, whole hours, edge hours) of each bucket's days: an edge's hour makes its
+/// day row's player a maybe for that bucket.
+fn day_windows(buckets: Buckets, edges: &[Edge]) -> Vec<(i64, i64, i64, i64)> {
+    const HOURS_PER_DAY: i64 = SECONDS_PER_DAY / SECONDS_PER_HOUR;
+    let (whole, ..) = whole_hour_windows(buckets);
+    let mut windows: Vec<(i64, i64, i64, i64)> = whole
+        .into_iter()
+        .map(|(bucket, day, mask)| (bucket, day, mask, 0))
+        .collect();
+    for edge in edges {
+        let day = edge.hour.div_euclid(HOURS_PER_DAY);
+        windows.push((
+            edge.bucket,
+            day,
+            0,
+            1i64 << (edge.hour - day * HOURS_PER_DAY),
+        ));
+    }
+    windows
+}
+
 /// Day buckets (24 hours from any second): the (position, whole-hour bits, edge-hour bits) a
-/// bucket has on its k-th day, when every bucket has the same ones there (the windows of
-/// `by_bits`, as (bucket, day, whole hours, edge hours)); `None` for other buckets, read by
-/// joining the windows.
+/// bucket has on its k-th day, when every bucket has the same ones there (`day_windows`);
+/// `None` for other buckets, counted by `by_distinct_count`.
 fn day_positions(
     buckets: Buckets,
     windows: &[(i64, i64, i64, i64)],
@@ -493,8 +462,7 @@ fn by_distinct_count(
     scope: &Scope,
     scope_name: &str,
     buckets: Buckets,
-    edges: &[Edge],
-    unknown: &[i64],
+    reads: EdgeReads,
     p: &mut Params,
 ) -> Option<String> {
     let game = p.bind(scope.game_id);
@@ -527,7 +495,7 @@ fn by_distinct_count(
         splits,
         split_hours,
         raw,
-    } = EdgeReads::of(edges, unknown, p);
+    } = reads;
     if !splits.is_empty() {
         with.push(format!(
             "splits (bucket, hour, mask) AS (VALUES {})",
