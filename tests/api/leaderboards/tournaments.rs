@@ -31,6 +31,23 @@ async fn try_score(app: &TestApp, key: &str, board: &str, player: &str) -> (u16,
     .await
 }
 
+/// As a client does with a 503 (nothing stored, retry): sent again after a moment. A loaded
+/// machine (CI runs this beside two browser suites on 2 cores) can answer some of a burst so.
+async fn retried<F, Fut>(send: F) -> (u16, Value)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = (u16, Value)>,
+{
+    for _ in 0..20 {
+        let (status, body) = send().await;
+        if status != 503 {
+            return (status, body);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    send().await
+}
+
 /// The machine-readable reason of a refusal (`code`), beside its text.
 fn code(body: &Value) -> &str {
     body["code"].as_str().unwrap_or("(no code)")
@@ -271,7 +288,9 @@ async fn exactly_max_players_get_in_when_newcomers_arrive_at_once() {
         assert_eq!(status, 201, "{body}");
     }
     let players: Vec<String> = (0..20).map(|i| format!("p{i}")).collect();
-    let scores = players.iter().map(|p| try_score(&app, &key, "rush", p));
+    let scores = players
+        .iter()
+        .map(|p| retried(|| try_score(&app, &key, "rush", p)));
     let answers: Vec<u16> = join_all(scores).await.into_iter().map(|(s, _)| s).collect();
     assert_eq!(
         answers.iter().filter(|s| **s == 200).count(),
@@ -289,7 +308,9 @@ async fn exactly_max_players_get_in_when_newcomers_arrive_at_once() {
         (json!(5), json!(5))
     );
 
-    let joins = players.iter().map(|p| join(&app, &key, "gate", p));
+    let joins = players
+        .iter()
+        .map(|p| retried(|| join(&app, &key, "gate", p)));
     let answers: Vec<u16> = join_all(joins).await.into_iter().map(|(s, _)| s).collect();
     assert_eq!(
         answers.iter().filter(|s| **s == 200).count(),
