@@ -232,8 +232,8 @@ impl EdgeReads {
 }
 
 /// Day buckets of at most 62 (`positions`, from `day_positions`). The players each bucket
-/// holds, as the bits of one number per player, then the players per bit: the grouping hashes each player once, where a distinct count per bucket would sort
-/// every (bucket, player) pair (half the time on PostgreSQL). SQLite has no `bit_or`; the sum
+/// holds, as the bits of one number per player, then the players per bit: the grouping hashes
+/// each player once, where a distinct count per bucket would sort every (bucket, player) pair (half the time on PostgreSQL). SQLite has no `bit_or`; the sum
 /// of distinct powers of two is the same number.
 ///
 /// A player's day rows settle most buckets: one whole hour of the bucket active is enough. The

@@ -21,16 +21,7 @@ async fn a_flood_of_sign_ins_is_bounded_and_game_routes_do_not_wait_for_it() {
     let (_, _, key) = app.game_with_key().await;
     // How long one checked sign-in takes on this machine now: CI runs this test beside other
     // tests and two browser suites on 2 cores, where everything takes several times as long.
-    let one = {
-        let started = Instant::now();
-        let (status, _) = app
-            .request(Method::POST, "/v1/auth/login")
-            .json(&json!({ "email": "before@studio.test", "password": "not the password" }))
-            .fetch()
-            .await;
-        assert_eq!(status, 401);
-        started.elapsed()
-    };
+    let one = timed_sign_in(&app, "before@studio.test", "not the password").await;
 
     // Act: 60 sign-ins at once, and game reads meanwhile.
     let sign_ins = join_all((0..60).map(|i| {
@@ -87,11 +78,7 @@ async fn a_flood_of_sign_ins_is_bounded_and_game_routes_do_not_wait_for_it() {
     );
 
     // Once the flood has passed, signing in works again.
-    let (status, _) = app
-        .request(Method::POST, "/v1/auth/login")
-        .json(&json!({ "email": "guess0@studio.test", "password": "not the password" }))
-        .fetch()
-        .await;
+    let (status, _) = sign_in(&app, "guess0@studio.test", "not the password").await;
     assert_eq!(status, 401);
 }
 

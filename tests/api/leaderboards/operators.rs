@@ -1,33 +1,20 @@
 //! Score operators: `latest`, `increment` and `decrement` boards beside `best`, atomic under
 //! concurrent submissions (one node or two), rebuilt from the cold store after a hot-store loss.
 use super::{define, ranked, ranking, score as send, submit};
-use crate::helpers::{services_backend, spawn_app, spawn_on, Fetch, TestApp};
+use crate::helpers::{retried, services_backend, spawn_app, spawn_on, Fetch, TestApp};
 use reqwest::Method;
 use serde_json::{json, Value};
 
-/// Sends every score at once, spread over `apps`, and waits for all the answers. A 503
-/// (nothing stored, retry) is sent again after a moment, as a client does: a loaded machine
-/// (CI runs this beside two browser suites on 2 cores) can answer some of a burst so, and the
-/// exact totals the tests check then also hold that a 503 stored nothing.
+/// Sends every score at once, spread over `apps`, and waits for all the answers (a 503 sent
+/// again, `retried`).
 async fn burst(apps: &[&TestApp], key: &str, board: &str, player: &str, scores: &[f64]) {
     let mut tasks = Vec::new();
     for (i, points) in scores.iter().enumerate() {
-        let send = {
-            let app = apps[i % apps.len()];
-            let body = json!({ "board_name": board, "player_id": player, "score": points });
-            move || app.game(Method::POST, "/v1/leaderboards", key).json(&body)
-        };
-        let requests: Vec<_> = (0..20).map(|_| send()).collect();
+        let request = apps[i % apps.len()]
+            .game(Method::POST, "/v1/leaderboards", key)
+            .json(&json!({ "board_name": board, "player_id": player, "score": points }));
         tasks.push(tokio::spawn(async move {
-            let mut answer = (0, Value::Null);
-            for request in requests {
-                answer = request.fetch().await;
-                if answer.0 != 503 {
-                    break;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-            }
-            answer
+            retried(|| request.try_clone().expect("a JSON body clones").fetch()).await
         }));
     }
     for task in tasks {

@@ -2,7 +2,7 @@
 //! (`max_players`) and joining (`join_required`, `POST /v1/leaderboards/{board}/join`), the
 //! `tournament` object every read carries, and the limit under concurrent newcomers.
 use super::{board_page, change, define, ranking, score, submit};
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{retried, spawn_app, TestApp};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use futures_util::future::join_all;
 use reqwest::Method;
@@ -29,23 +29,6 @@ async fn try_score(app: &TestApp, key: &str, board: &str, player: &str) -> (u16,
         json!({ "board_name": board, "player_id": player, "score": 10 }),
     )
     .await
-}
-
-/// As a client does with a 503 (nothing stored, retry): sent again after a moment. A loaded
-/// machine (CI runs this beside two browser suites on 2 cores) can answer some of a burst so.
-async fn retried<F, Fut>(send: F) -> (u16, Value)
-where
-    F: Fn() -> Fut,
-    Fut: std::future::Future<Output = (u16, Value)>,
-{
-    for _ in 0..20 {
-        let (status, body) = send().await;
-        if status != 503 {
-            return (status, body);
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    }
-    send().await
 }
 
 /// The machine-readable reason of a refusal (`code`), beside its text.
