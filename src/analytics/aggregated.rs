@@ -159,7 +159,7 @@ pub async fn active_users_unaligned(
         true => day_positions(buckets, &day_windows(buckets, &edges)),
         false => None,
     };
-    let reads = EdgeReads::of(&edges, &unknown, &mut p);
+    let reads = EdgeReads::of(&edges, &unknown);
     let sql = match positions {
         Some(positions) => by_bits(
             backend,
@@ -193,20 +193,18 @@ fn whole_hour_windows(buckets: Buckets) -> (Vec<(i64, i64, i64)>, i64, i64) {
     (windows, first_day, last_day)
 }
 
-/// How the edges are read: the (bucket, hour, minute bits) of the hour rows' minutes with
-/// the hours to look them up by, and the time ranges read from the events (the split minutes'
-/// seconds, and whole edges whose hour has no minutes).
+/// How the edges are read: the (bucket, hour, minute bits) of the hour rows' minutes, and
+/// the time ranges read from the events (the split minutes' seconds, and whole edges whose
+/// hour has no minutes).
 struct EdgeReads {
-    splits: Vec<String>,
-    split_hours: Vec<String>,
+    splits: Vec<(i64, i64, i64)>,
     raw: Vec<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
 impl EdgeReads {
-    fn of(edges: &[Edge], unknown: &[i64], p: &mut Params) -> Self {
+    fn of(edges: &[Edge], unknown: &[i64]) -> Self {
         let mut reads = EdgeReads {
             splits: Vec::new(),
-            split_hours: Vec::new(),
             raw: Vec::new(),
         };
         for edge in edges {
@@ -215,13 +213,7 @@ impl EdgeReads {
                 continue;
             }
             if edge.minutes != 0 {
-                reads.splits.push(format!(
-                    "({}, {}, {})",
-                    p.bind(edge.bucket),
-                    p.bind(edge.hour),
-                    p.bind(edge.minutes)
-                ));
-                reads.split_hours.push(p.bind(edge.hour));
+                reads.splits.push((edge.bucket, edge.hour, edge.minutes));
             }
             reads
                 .raw
@@ -286,6 +278,9 @@ fn by_bits(
         true => "0".to_string(),
         false => format!("({})", terms.join(" | ")),
     };
+    // A player is a maybe for a bucket at each position whose edge hour its day row has:
+    // kept per position (`m{k}`), so that only that edge's split is probed (a player seen at
+    // a window's edge is mostly seen at one of a bucket's two edges, not both).
     let (mut sure, mut maybe, mut any) = (Vec::new(), Vec::new(), 0);
     for &(k, mask, edge) in positions {
         any |= mask | edge;
@@ -293,46 +288,77 @@ fn by_bits(
             sure.push(bits_at(k, mask));
         }
         if edge != 0 {
-            maybe.push(bits_at(k, edge));
+            maybe.push((k, bits_at(k, edge)));
         }
     }
+    let maybe_columns: String = maybe
+        .iter()
+        .map(|(k, bits)| format!(", {bits} AS m{k}"))
+        .collect();
     let days = format!(
-        "days AS (SELECT d.actor_id AS actor_id, {} AS sure, {} AS maybe \
+        "days AS (SELECT d.actor_id AS actor_id, {} AS sure{maybe_columns} \
          FROM analytics_player_days d \
          WHERE d.game_id = {game} AND d.scope = {scope_sql} \
            AND d.day >= {} AND d.day <= {} AND (d.hours & {}) <> 0 \
          GROUP BY d.actor_id)",
         union(sure),
-        union(maybe),
         p.bind(first_day + first_k),
         p.bind(first_day + buckets.count as i64 - 1 + last_k),
         p.bind(any),
     );
+    let open_columns: String = maybe
+        .iter()
+        .map(|(k, _)| format!(", m{k} & ~sure AS o{k}"))
+        .collect();
+    let any_maybe = union(maybe.iter().map(|(k, _)| format!("m{k}")).collect());
     let mut with = vec![
         days,
-        "unsure AS (SELECT actor_id, maybe & ~sure AS open FROM days WHERE (maybe & ~sure) <> 0)"
-            .to_string(),
+        format!(
+            "unsure AS (SELECT actor_id{open_columns} FROM days \
+             WHERE ({any_maybe} & ~sure) <> 0)"
+        ),
     ];
     // What the unsure players did at the edges: the minutes of their hour rows, the split
     // minutes' events, and the whole edge from the events where the hour has no minutes.
     let EdgeReads { splits, raw, .. } = reads;
     let mut hits = Vec::new();
     if !splits.is_empty() {
+        // Each split with its position in its bucket (the day of its hour, counted from the
+        // bucket's first day).
+        let values: Vec<String> = splits
+            .iter()
+            .map(|&(bucket, hour, minutes)| {
+                let k = hour.div_euclid(SECONDS_PER_DAY / SECONDS_PER_HOUR) - first_day - bucket;
+                format!(
+                    "({}, {}, {}, {})",
+                    p.bind(bucket),
+                    p.bind(hour),
+                    p.bind(minutes),
+                    p.bind(k)
+                )
+            })
+            .collect();
         with.push(format!(
-            "splits (bucket, hour, mask) AS (VALUES {})",
-            splits.join(", ")
+            "splits (bucket, hour, mask, position) AS (VALUES {})",
+            values.join(", ")
         ));
-        // One look-up of the hour row's key per unsure player and split of a bucket it is
-        // unsure of. The subquery sits in a CASE, which neither planner turns into a join:
-        // PostgreSQL joined every player's rows of the split hours (about 6,700 an hour at
-        // 10M events) to the unsure players by hash, 360 ms of `dau_drop`.
+        let open_at: String = maybe
+            .iter()
+            .map(|(k, _)| format!(" WHEN {k} THEN u.o{k}"))
+            .collect();
+        // One look-up of the hour row's key per unsure player and split whose edge hour its
+        // day row has, in a bucket it is unsure of. The subquery sits in a CASE, which neither
+        // planner turns into a join: PostgreSQL joined every player's rows of the split hours
+        // (about 6,700 an hour at 10M events) to the unsure players by hash, 360 ms of
+        // `dau_drop`.
         hits.push(format!(
             "SELECT bucket, actor_id FROM (SELECT s.bucket AS bucket, u.actor_id AS actor_id, \
                CASE WHEN EXISTS (SELECT 1 FROM analytics_player_hours h \
                  WHERE h.game_id = {game} AND h.scope = {scope_sql} AND h.actor_id = u.actor_id \
                    AND h.hour = s.hour AND (h.minutes & s.mask) <> 0) THEN 1 ELSE 0 END AS hit \
-             FROM unsure u JOIN splits s ON ((u.open >> CAST(s.bucket AS INTEGER)) & 1) = 1) probes \
-             WHERE hit = 1"
+             FROM unsure u JOIN splits s \
+               ON (((CASE s.position{open_at} ELSE 0 END) >> CAST(s.bucket AS INTEGER)) & 1) = 1) \
+             probes WHERE hit = 1"
         ));
     }
     let environment = scope_filter(scope, p);
@@ -501,15 +527,19 @@ fn by_distinct_count(
             p.bind(last_day)
         ));
     }
-    let EdgeReads {
-        splits,
-        split_hours,
-        raw,
-    } = reads;
+    let EdgeReads { splits, raw } = reads;
     if !splits.is_empty() {
+        let mut split_hours = Vec::new();
+        let values: Vec<String> = splits
+            .iter()
+            .map(|&(bucket, hour, minutes)| {
+                split_hours.push(p.bind(hour));
+                format!("({}, {}, {})", p.bind(bucket), p.bind(hour), p.bind(minutes))
+            })
+            .collect();
         with.push(format!(
             "splits (bucket, hour, mask) AS (VALUES {})",
-            splits.join(", ")
+            values.join(", ")
         ));
         parts.push(format!(
             "SELECT s.bucket AS bucket, h.actor_id AS actor_id FROM analytics_player_hours h \
