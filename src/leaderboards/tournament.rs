@@ -212,6 +212,17 @@ pub async fn join(
     ))
 }
 
+/// How many locks the node's newcomers are spread over (by board), in `enter`.
+const ENTRY_STRIPES: usize = 64;
+
+/// One node's newcomers of a board wait for each other here before they take a connection.
+/// Without it, each waited for the board's row lock inside its own transaction, holding one of
+/// the pool's connections: a burst of newcomers to one board took the whole pool, and the
+/// requests beyond it waited past the pool's acquire limit and got 503 (seen in CI on a loaded
+/// machine). Boards share a lock only when their ids fall on the same stripe.
+static ENTRY_LOCKS: std::sync::LazyLock<Vec<tokio::sync::Mutex<()>>> =
+    std::sync::LazyLock::new(|| (0..ENTRY_STRIPES).map(|_| tokio::sync::Mutex::new(())).collect());
+
 /// Lets a new player in, unless the tournament is full, in one transaction that holds the
 /// board's row: concurrent newcomers (on any node) count one after another. The settings are
 /// read again inside it, so a limit changed on another node applies at once.
@@ -222,6 +233,8 @@ async fn enter(
     now: DateTime<Utc>,
     joining: bool,
 ) -> Result<(), LeaderboardError> {
+    let stripe = (board.id().as_u128() % ENTRY_STRIPES as u128) as usize;
+    let _turn = ENTRY_LOCKS[stripe].lock().await;
     let txn = state.db.begin().await?;
     // The row lock is held until commit: a concurrent newcomer waits here, then counts this
     // one's row. (On SQLite the write takes the database's write lock, to the same effect.)
