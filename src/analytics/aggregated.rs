@@ -534,7 +534,12 @@ fn by_distinct_count(
             .iter()
             .map(|&(bucket, hour, minutes)| {
                 split_hours.push(p.bind(hour));
-                format!("({}, {}, {})", p.bind(bucket), p.bind(hour), p.bind(minutes))
+                format!(
+                    "({}, {}, {})",
+                    p.bind(bucket),
+                    p.bind(hour),
+                    p.bind(minutes)
+                )
             })
             .collect();
         with.push(format!(

@@ -221,7 +221,11 @@ const ENTRY_STRIPES: usize = 64;
 /// requests beyond it waited past the pool's acquire limit and got 503 (seen in CI on a loaded
 /// machine). Boards share a lock only when their ids fall on the same stripe.
 static ENTRY_LOCKS: std::sync::LazyLock<Vec<tokio::sync::Mutex<()>>> =
-    std::sync::LazyLock::new(|| (0..ENTRY_STRIPES).map(|_| tokio::sync::Mutex::new(())).collect());
+    std::sync::LazyLock::new(|| {
+        (0..ENTRY_STRIPES)
+            .map(|_| tokio::sync::Mutex::new(()))
+            .collect()
+    });
 
 /// Lets a new player in, unless the tournament is full, in one transaction that holds the
 /// board's row: concurrent newcomers (on any node) count one after another. The settings are
