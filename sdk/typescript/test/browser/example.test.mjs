@@ -63,7 +63,9 @@ describe('the example game in a browser', () => {
   };
   const catchStars = async (page, count) => {
     for (let caught = 0; caught < count; caught++) {
-      await page.getByRole('button', { name: 'Star', exact: true }).first().click({ timeout: 5_000 });
+      // The game redraws its stars as they move, so a click may find its star gone and try the
+      // next one; on a loaded machine that takes more than 5 seconds (CI, 2026-11-28).
+      await page.getByRole('button', { name: 'Star', exact: true }).first().click({ timeout: 20_000 });
     }
   };
 

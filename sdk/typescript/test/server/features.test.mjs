@@ -15,9 +15,11 @@ describe('game features', () => {
       body: { board_name: 'speedrun', order: 'lower' },
     });
     const scoreSends = () => requests.filter((r) => r.path === '/v1/leaderboards').length;
+    // The window opens when the first score is sent, so it is timed from before that send (on
+    // a loaded machine the first answer can take over half a second).
+    const started = Date.now();
     const first = await client.submitScore('speedrun', 95.2, { playerName: 'Ann' });
     assert.deepEqual([first.score, first.rank, first.order], [95.2, 1, 'lower']);
-    const started = Date.now();
     const answers = Promise.all([
       client.submitScore('speedrun', 99, { playerName: 'Ann' }),
       client.submitScore('speedrun', 70.5, { playerName: 'Ann' }),
