@@ -328,7 +328,7 @@ fn by_bits(
         let values: Vec<String> = splits
             .iter()
             .map(|&(bucket, hour, minutes)| {
-                let k = hour.div_euclid(SECONDS_PER_DAY / SECONDS_PER_HOUR) - first_day - bucket;
+                let k = hour.div_euclid(HOURS_PER_DAY) - first_day - bucket;
                 format!(
                     "({}, {}, {}, {})",
                     p.bind(bucket),
@@ -440,10 +440,11 @@ fn edge_events(
         .collect()
 }
 
+const HOURS_PER_DAY: i64 = SECONDS_PER_DAY / SECONDS_PER_HOUR;
+
 /// The (bucket, day, whole hours, edge hours) of each bucket's days: an edge's hour makes its
 /// day row's player a maybe for that bucket.
 fn day_windows(buckets: Buckets, edges: &[Edge]) -> Vec<(i64, i64, i64, i64)> {
-    const HOURS_PER_DAY: i64 = SECONDS_PER_DAY / SECONDS_PER_HOUR;
     let (whole, ..) = whole_hour_windows(buckets);
     let mut windows: Vec<(i64, i64, i64, i64)> = whole
         .into_iter()
@@ -648,7 +649,6 @@ async fn hours_without_minutes(
 
 /// The whole hours of bucket `index`, as (day, bits of that day's hours) per day they fall in.
 fn day_hours(buckets: Buckets, index: usize) -> Vec<(i64, i64)> {
-    const HOURS_PER_DAY: i64 = SECONDS_PER_DAY / SECONDS_PER_HOUR;
     let start = buckets.start_of(index).timestamp();
     let first_hour = (start + SECONDS_PER_HOUR - 1).div_euclid(SECONDS_PER_HOUR);
     let end_hour = (start + buckets.seconds).div_euclid(SECONDS_PER_HOUR);
