@@ -33,6 +33,7 @@ mod m20261127_000080_add_leaderboard_reset_schedule;
 mod m20261127_000085_index_unfolded_aggregate_rows;
 mod m20261127_000095_add_player_hour_minutes;
 mod m20261127_000096_create_sign_in_failures_by_client;
+mod m20261128_000097_add_player_day_seconds;
 
 pub struct Migrator;
 
@@ -72,6 +73,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000085_index_unfolded_aggregate_rows::Migration),
             Box::new(m20261127_000095_add_player_hour_minutes::Migration),
             Box::new(m20261127_000096_create_sign_in_failures_by_client::Migration),
+            Box::new(m20261128_000097_add_player_day_seconds::Migration),
         ]
     }
 }

@@ -4,8 +4,10 @@
 //!    to this writer's shard;
 //! 2. the (scope, player, hour) and (scope, player, day) rows are inserted where missing; the
 //!    ones that were new add one to that hour's or day's distinct active users, a day's row
-//!    gets the bits of the player's new hours in that day, and an hour's row the bits of the
-//!    minutes the player was active in (for windows that split an hour: `dau_drop`);
+//!    gets the bits of the player's new hours in that day and the seconds of the day of its
+//!    first and last event (for 24-hour windows from any second: `dau_drop`), and an hour's
+//!    row the bits of the minutes the player was active in (for other windows that split an
+//!    hour);
 //!    A purchase's (scope, player, day) row is inserted where missing in the same way, and a
 //!    new one adds one to the day's distinct paying users (span `paying_day`);
 //! 3. players with a new day have their first and last day updated, locked (PostgreSQL) so
@@ -64,16 +66,41 @@ const ADD_PAYING: &str = "INSERT INTO analytics_paying_days (game_id, scope, act
 /// The span of `analytics_active_users` that counts distinct paying users per day.
 pub const PAYING_DAY: &str = "paying_day";
 
-const ADD_DAYS: &str = "INSERT INTO analytics_player_days (game_id, scope, actor_id, day, hours) \
+/// Who was active on a day, with the hours of it (bit h for hour h) and the seconds of the
+/// day of the first and last event (a new row adds one to that day's distinct active users).
+const ADD_DAYS: &str = "INSERT INTO analytics_player_days \
+     (game_id, scope, actor_id, day, hours, first_second, last_second) \
      SELECT $1, value->>'s', value->>'a', CAST(value->>'b' AS BIGINT), \
-     CAST(value->>'m' AS BIGINT) FROM {rows} WHERE true \
+     CAST(value->>'m' AS BIGINT), CAST(value->>'f' AS INTEGER), CAST(value->>'l' AS INTEGER) \
+     FROM {rows} WHERE true \
      ON CONFLICT DO NOTHING RETURNING scope, actor_id, day, CAST(0 AS BIGINT)";
 
-const OR_HOURS: &str = "INSERT INTO analytics_player_days (game_id, scope, actor_id, day, hours) \
+/// The update of a known day row by `excluded` (`ADD_DAYS`' columns): its new hours added,
+/// its first and last seconds widened. A row from before the seconds were kept (null) stays
+/// null: its seconds are unknown. An unchanged row is not written.
+macro_rules! widen_day {
+    () => {
+        "hours = analytics_player_days.hours | excluded.hours, \
+         first_second = CASE WHEN excluded.first_second < analytics_player_days.first_second \
+           THEN excluded.first_second ELSE analytics_player_days.first_second END, \
+         last_second = CASE WHEN excluded.last_second > analytics_player_days.last_second \
+           THEN excluded.last_second ELSE analytics_player_days.last_second END \
+         WHERE (analytics_player_days.hours | excluded.hours) <> analytics_player_days.hours \
+         OR excluded.first_second < analytics_player_days.first_second \
+         OR excluded.last_second > analytics_player_days.last_second"
+    };
+}
+
+/// Known days of the batch, widened (`widen_day`).
+const WIDEN_DAYS: &str = concat!(
+    "INSERT INTO analytics_player_days \
+     (game_id, scope, actor_id, day, hours, first_second, last_second) \
      SELECT $1, value->>'s', value->>'a', CAST(value->>'b' AS BIGINT), \
-     CAST(value->>'m' AS BIGINT) FROM {rows} WHERE true \
-     ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET \
-     hours = analytics_player_days.hours | excluded.hours";
+     CAST(value->>'m' AS BIGINT), CAST(value->>'f' AS INTEGER), CAST(value->>'l' AS INTEGER) \
+     FROM {rows} WHERE true \
+     ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET ",
+    widen_day!()
+);
 
 const ADD_ACTIVE: &str = "INSERT INTO analytics_active_users \
      (game_id, scope, span, bucket, shard, users) \
@@ -192,6 +219,18 @@ struct MaskRow<'a> {
     m: i64,
 }
 
+/// A (scope, player, day) row with the bits of the day's hours the player is newly active in
+/// (`m`) and the seconds of the day of its first and last event (`f`, `l`).
+#[derive(Serialize)]
+struct DayRow<'a> {
+    s: &'a str,
+    a: &'a str,
+    b: i64,
+    m: i64,
+    f: i64,
+    l: i64,
+}
+
 /// A (scope, player, bucket) row; as a range of days (`f`..=`l`) too.
 #[derive(Serialize)]
 struct PlayerRow<'a> {
@@ -290,10 +329,9 @@ pub async fn add(tx: &mut Tx<'_>, stored: &[&events::Model], shard: i16) -> Resu
 /// days and cohorts, `follow_players`). Every part is guarded by the game having no pending
 /// backfill: when it has one, nothing is written and its boundary comes back instead.
 ///
-/// The day rows follow from the new hour rows alone (a player's new day has only new hours),
-/// so a group of players already seen in their hours writes only the hour counts and the
-/// minutes of the hour rows that gained one. `xmax = 0` tells a row this statement inserted
-/// from one whose bits it added to:
+/// A day row gets the bits of the player's new hours that day (a new day has only new hours)
+/// and its first and last seconds widened; a row neither changes is not written. `xmax = 0`
+/// tells a row this statement inserted from one it widened:
 /// the upsert waits for a concurrent writer's insert of the same row and then updates it,
 /// where a separate UPDATE would not see that row in the statement's snapshot.
 static AT_ONCE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
@@ -302,8 +340,9 @@ static AT_ONCE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
             .replace(" WHERE true", " WHERE NOT EXISTS (SELECT 1 FROM pending)")
     };
     format!(
-        "{AT_ONCE_PLAYERS}, sessions AS ({}), session_days AS ({}), progression AS ({}), \
+        "{}, sessions AS ({}), session_days AS ({}), progression AS ({}), \
          resources AS ({}) {AT_ONCE_RESULT}",
+        AT_ONCE_PLAYERS.replace("{widen_day}", widen_day!()),
         guarded(ADD_SESSIONS, "$6"),
         SESSION_DAYS_AT_ONCE,
         guarded(standard::ADD_PROGRESSION, "$7"),
@@ -345,13 +384,18 @@ const AT_ONCE_PLAYERS: &str = "WITH pending AS (\
        minutes = analytics_player_hours.minutes | excluded.minutes \
        WHERE (analytics_player_hours.minutes | excluded.minutes) <> analytics_player_hours.minutes \
        RETURNING scope, actor_id, hour, xmax = 0 AS inserted\
+     ), new_hour_bits AS (\
+       SELECT scope, actor_id, hour / 24 AS day, \
+       bit_or(CAST(1 AS BIGINT) << CAST(hour % 24 AS INTEGER)) AS hours \
+       FROM new_hours WHERE inserted GROUP BY scope, actor_id, hour / 24\
      ), days AS (\
-       INSERT INTO analytics_player_days (game_id, scope, actor_id, day, hours) \
-       SELECT $1, scope, actor_id, hour / 24, bit_or(CAST(1 AS BIGINT) << CAST(hour % 24 AS INTEGER)) \
-       FROM new_hours WHERE inserted \
-       GROUP BY scope, actor_id, hour / 24 ORDER BY scope, actor_id, hour / 24 \
-       ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET \
-       hours = analytics_player_days.hours | excluded.hours \
+       INSERT INTO analytics_player_days \
+       (game_id, scope, actor_id, day, hours, first_second, last_second) \
+       SELECT $1, d.s, d.a, d.b, COALESCE(n.hours, 0), d.f, d.l \
+       FROM json_to_recordset($9::json) AS d(s TEXT, a TEXT, b BIGINT, f INTEGER, l INTEGER) \
+       LEFT JOIN new_hour_bits n ON n.scope = d.s AND n.actor_id = d.a AND n.day = d.b \
+       WHERE NOT EXISTS (SELECT 1 FROM pending) ORDER BY d.s, d.a, d.b \
+       ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET {widen_day} \
        RETURNING scope, actor_id, day, xmax = 0 AS inserted\
      ), paying AS (\
        INSERT INTO analytics_paying_days (game_id, scope, actor_id, day) \
@@ -396,6 +440,7 @@ async fn add_game_at_once(
         .bind(json(&grouped.sessions))
         .bind(json(&grouped.standard.progression))
         .bind(json(&grouped.standard.resources))
+        .bind(json(&day_rows(&grouped.days)))
         .fetch_all(&mut *connection)
         .await
         .map_err(crate::store::pg::db_error)?;
@@ -403,6 +448,21 @@ async fn add_game_at_once(
         return Ok(AtOnce::BackfillPending(*boundary_ms));
     }
     Ok(AtOnce::Added(found))
+}
+
+/// The batch's (scope, player, day) rows with their first and last seconds; the new hours'
+/// bits are left to the statement (`m` 0).
+fn day_rows<'a>(days: &BTreeMap<(&'a str, &'a str, i64), (i64, i64)>) -> Vec<DayRow<'a>> {
+    days.iter()
+        .map(|(&(s, a, b), &(f, l))| DayRow {
+            s,
+            a,
+            b,
+            m: 0,
+            f,
+            l,
+        })
+        .collect()
 }
 
 /// Whether an event's id (UUIDv7: its first 48 bits are its creation time in milliseconds)
@@ -464,13 +524,15 @@ pub async fn add_game(
             .entry((scope, actor, hour.div_euclid(HOURS_PER_DAY)))
             .or_default() |= 1 << hour.rem_euclid(HOURS_PER_DAY);
     }
-    let days: Vec<MaskRow> = days
+    let days: Vec<DayRow> = days
         .into_iter()
-        .map(|(s, a, b)| MaskRow {
+        .map(|((s, a, b), (f, l))| DayRow {
             s,
             a,
             b,
             m: masks.get(&(s, a, b)).copied().unwrap_or(0),
+            f,
+            l,
         })
         .collect();
     let new_days = tx.fetch(ADD_DAYS, game_id, Some(&json(&days))).await?;
@@ -479,13 +541,12 @@ pub async fn add_game(
         .iter()
         .map(|(scope, actor, day, _)| (scope.as_str(), actor.as_str(), *day))
         .collect();
-    let known_days: Vec<MaskRow> = masks
+    let known_days: Vec<&DayRow> = days
         .iter()
-        .filter(|(day, _)| !inserted.contains(*day))
-        .map(|((s, a, b), m)| MaskRow { s, a, b: *b, m: *m })
+        .filter(|row| !inserted.contains(&(row.s, row.a, row.b)))
         .collect();
     if !known_days.is_empty() {
-        tx.execute(OR_HOURS, game_id, &json(&known_days), None)
+        tx.execute(WIDEN_DAYS, game_id, &json(&known_days), None)
             .await?;
     }
     if !new_days.is_empty() {
@@ -499,8 +560,8 @@ struct Grouped<'a> {
     counts: Vec<CountRow<'a>>,
     /// (scope, hour, player) with the minutes of the hour, sorted.
     hours: Vec<MaskRow<'a>>,
-    /// (scope, player, day), sorted.
-    days: BTreeSet<(&'a str, &'a str, i64)>,
+    /// (scope, player, day), sorted, with the seconds of the day of its first and last event.
+    days: BTreeMap<(&'a str, &'a str, i64), (i64, i64)>,
     /// (scope, player, day) of purchases, sorted.
     paying: Vec<PlayerRow<'a>>,
     /// (scope, session), sorted.
@@ -515,13 +576,14 @@ struct Grouped<'a> {
 fn group<'a>(rows: &[&'a events::Model]) -> Grouped<'a> {
     let mut counts: BTreeMap<(i64, &str, &str), (i64, i64, f64)> = BTreeMap::new();
     let mut hours: BTreeMap<(&str, i64, &str), i64> = BTreeMap::new();
-    let mut days: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
+    let mut days: BTreeMap<(&str, &str, i64), (i64, i64)> = BTreeMap::new();
     let mut paying: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
     let mut sessions: BTreeMap<(&str, &str), Session> = BTreeMap::new();
     for row in rows {
         let hour = hour_of(row.occurred_at);
         let day = day_of(row.occurred_at);
         let minute_bit = 1i64 << row.occurred_at.timestamp().div_euclid(60).rem_euclid(60);
+        let second = row.occurred_at.timestamp().rem_euclid(SECONDS_PER_DAY);
         let count = counts
             .entry((hour, &row.environment, &row.event_name))
             .or_insert((0, 0, 0.0));
@@ -535,7 +597,10 @@ fn group<'a>(rows: &[&'a events::Model]) -> Grouped<'a> {
         }
         for scope in [row.environment.as_str(), ALL_ENVIRONMENTS] {
             *hours.entry((scope, hour, &row.actor_id)).or_default() |= minute_bit;
-            days.insert((scope, &row.actor_id, day));
+            let seconds = days
+                .entry((scope, &row.actor_id, day))
+                .or_insert((second, second));
+            *seconds = (seconds.0.min(second), seconds.1.max(second));
             if row.event_name == "purchase" {
                 paying.insert((scope, &row.actor_id, day));
             }

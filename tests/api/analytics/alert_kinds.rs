@@ -81,23 +81,50 @@ async fn every_alert_kind_evaluated_from_the_aggregates_equals_the_raw_events() 
     evaluations_equal_the_events(&app, &token, game_id, &kinds).await;
 }
 
-/// Hour rows kept before their minutes were (migration 95) have none: a `dau_drop` window
-/// whose edges split their hours reads those parts from the events, and answers the same.
+/// Day rows kept before their first and last seconds were (migration 97) have none: a
+/// `dau_drop` window over them is read from the day rows' hours, the edges' hour rows' minutes
+/// and the split minutes' events, and answers the same.
+#[tokio::test]
+async fn dau_drop_over_days_counted_before_seconds_were_kept_equals_the_raw_events() {
+    dau_drop_over_older_rows_equals_the_raw_events(
+        0x05ec_00d5,
+        &["UPDATE analytics_player_days SET first_second = NULL, last_second = NULL WHERE game_id = $1"],
+    )
+    .await;
+}
+
+/// Rows kept before the hour rows' minutes (migration 95) and the day rows' seconds were have
+/// neither: the window's edges are read from the events, and it answers the same.
 #[tokio::test]
 async fn dau_drop_over_hours_counted_before_minutes_were_kept_equals_the_raw_events() {
+    dau_drop_over_older_rows_equals_the_raw_events(
+        0xd0_0d1e,
+        &[
+            "UPDATE analytics_player_days SET first_second = NULL, last_second = NULL WHERE game_id = $1",
+            "UPDATE analytics_player_hours SET minutes = NULL WHERE game_id = $1",
+        ],
+    )
+    .await;
+}
+
+/// A game's events, its aggregate rows made as older versions left them (`updates`), and
+/// `dau_drop` evaluated and compared with the events.
+async fn dau_drop_over_older_rows_equals_the_raw_events(seed: u64, updates: &[&str]) {
     let app = spawn_app().await;
     let token = app.new_user().await;
-    let mut dice = Dice(0xd0_0d1e);
+    let mut dice = Dice(seed);
     let game_id = game_with_events(&app, &token, &mut dice).await;
-    app.state
-        .db
-        .execute_raw(sea_orm::Statement::from_sql_and_values(
-            app.state.db.get_database_backend(),
-            "UPDATE analytics_player_hours SET minutes = NULL WHERE game_id = $1",
-            [game_id.into()],
-        ))
-        .await
-        .unwrap();
+    for update in updates {
+        app.state
+            .db
+            .execute_raw(sea_orm::Statement::from_sql_and_values(
+                app.state.db.get_database_backend(),
+                *update,
+                [game_id.into()],
+            ))
+            .await
+            .unwrap();
+    }
     evaluations_equal_the_events(&app, &token, game_id, &["dau_drop"]).await;
 }
 
@@ -161,5 +188,81 @@ async fn evaluations_equal_the_events(app: &TestApp, token: &str, game_id: Uuid,
                 "{kind} ({environment:?}, {window} h): evaluated {got:?}, the events say {seen:?}"
             );
         }
+    }
+}
+
+/// A 24-hour window from any second (a `dau_drop` rule's) holds a player exactly when one of
+/// its events falls in it, to the second: events on both sides of both edges, at the edge's
+/// own second and in the last millisecond before the next.
+#[tokio::test]
+async fn day_windows_from_any_second_count_the_players_at_their_exact_edges() {
+    let app = spawn_app().await;
+    let token = app.new_user().await;
+    let (game_id, keys) = game_with_keys(&app, &token).await;
+    let today = app.state.now().date_naive();
+    let start = playtrace::query::midnight(today - Duration::days(6))
+        + Duration::hours(10)
+        + Duration::minutes(30)
+        + Duration::seconds(17);
+    let day = Duration::days(1);
+    let ms = Duration::milliseconds;
+    let players: [(&str, &[DateTime<Utc>]); 8] = [
+        ("just-before", &[start - Duration::seconds(1)]),
+        ("at-the-edge", &[start]),
+        ("half-a-second-in", &[start + ms(500)]),
+        ("last-second", &[start + day - Duration::seconds(1)]),
+        ("last-millisecond", &[start + day - ms(1)]),
+        ("at-the-next-edge", &[start + day]),
+        ("mid-third", &[start + day * 2 + Duration::hours(12)]),
+        (
+            "before-and-after",
+            &[
+                start - Duration::seconds(1),
+                start + day + Duration::seconds(1),
+            ],
+        ),
+    ];
+    let mut sent = Vec::new();
+    for (player, times) in players {
+        for at in times {
+            sent.push(event(
+                "production",
+                "session_start",
+                Some(player),
+                *at,
+                json!({}),
+            ));
+        }
+    }
+    send(&app, &keys, sent).await;
+    let buckets = Buckets {
+        start,
+        seconds: 86_400,
+        count: 4,
+    };
+    for environment in [None, Some("production")] {
+        let scope = Scope {
+            game_id,
+            environment: environment.map(str::to_string),
+            event_name: None,
+        };
+        let now = app.state.now();
+        let got: Vec<Option<f64>> =
+            playtrace::analytics::series(&app.state.db, &scope, Metric::ActiveUsers, buckets, now)
+                .await
+                .unwrap()
+                .iter()
+                .map(|point| point.value)
+                .collect();
+        let reference: Vec<Option<f64>> =
+            reference::series(&app.state.db, &scope, Metric::ActiveUsers, buckets, now)
+                .await
+                .unwrap()
+                .iter()
+                .map(|point| point.value)
+                .collect();
+        let want = vec![Some(4.0), Some(2.0), Some(1.0), Some(0.0)];
+        assert_eq!(reference, want, "{environment:?}: the events say");
+        assert_eq!(got, want, "{environment:?}: the aggregates say");
     }
 }
