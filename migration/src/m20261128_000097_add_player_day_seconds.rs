@@ -19,7 +19,11 @@ enum AnalyticsPlayerDays {
 
 const UNKNOWN_SECONDS_INDEX: &str = "idx_analytics_player_days_unknown_seconds";
 
-const DROP_BY_DAY: &str = "DROP INDEX analytics_player_days_by_day";
+/// The read by day, before and after it held the seconds. The new one has its own name and is
+/// made before the old one goes, so that no statement needs the old name free again (SQLite's
+/// pooled connections refused to create an index of the name just dropped).
+const OLD_BY_DAY: &str = "analytics_player_days_by_day";
+const BY_DAY: &str = "analytics_player_days_by_day_seconds";
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
@@ -47,18 +51,19 @@ impl MigrationTrait for Migration {
             ))
             .await?;
         // The read by day holds the seconds too, so that it stays an index-only scan.
-        connection.execute_unprepared(DROP_BY_DAY).await?;
+        let columns = match manager.get_database_backend() {
+            sea_orm::DbBackend::Postgres => {
+                "(game_id, scope, day) INCLUDE (actor_id, hours, first_second, last_second)"
+            }
+            _ => "(game_id, scope, day, actor_id, hours, first_second, last_second)",
+        };
         connection
-            .execute_unprepared(match manager.get_database_backend() {
-                sea_orm::DbBackend::Postgres => {
-                    "CREATE INDEX analytics_player_days_by_day ON analytics_player_days \
-                     (game_id, scope, day) INCLUDE (actor_id, hours, first_second, last_second)"
-                }
-                _ => {
-                    "CREATE INDEX analytics_player_days_by_day ON analytics_player_days \
-                     (game_id, scope, day, actor_id, hours, first_second, last_second)"
-                }
-            })
+            .execute_unprepared(&format!(
+                "CREATE INDEX IF NOT EXISTS {BY_DAY} ON analytics_player_days {columns}"
+            ))
+            .await?;
+        connection
+            .execute_unprepared(&format!("DROP INDEX IF EXISTS {OLD_BY_DAY}"))
             .await?;
         Ok(())
     }
@@ -68,18 +73,17 @@ impl MigrationTrait for Migration {
         connection
             .execute_unprepared(&format!("DROP INDEX {UNKNOWN_SECONDS_INDEX}"))
             .await?;
-        connection.execute_unprepared(DROP_BY_DAY).await?;
+        let columns = match manager.get_database_backend() {
+            sea_orm::DbBackend::Postgres => "(game_id, scope, day) INCLUDE (actor_id, hours)",
+            _ => "(game_id, scope, day, actor_id, hours)",
+        };
         connection
-            .execute_unprepared(match manager.get_database_backend() {
-                sea_orm::DbBackend::Postgres => {
-                    "CREATE INDEX analytics_player_days_by_day ON analytics_player_days \
-                     (game_id, scope, day) INCLUDE (actor_id, hours)"
-                }
-                _ => {
-                    "CREATE INDEX analytics_player_days_by_day ON analytics_player_days \
-                     (game_id, scope, day, actor_id, hours)"
-                }
-            })
+            .execute_unprepared(&format!(
+                "CREATE INDEX IF NOT EXISTS {OLD_BY_DAY} ON analytics_player_days {columns}"
+            ))
+            .await?;
+        connection
+            .execute_unprepared(&format!("DROP INDEX IF EXISTS {BY_DAY}"))
             .await?;
         for column in [
             AnalyticsPlayerDays::LastSecond,

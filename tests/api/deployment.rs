@@ -9,6 +9,21 @@ use playtrace::cli::Registration;
 use reqwest::Method;
 use serde_json::json;
 
+/// The binary on an empty database, as a new install starts it: its own pool runs every
+/// migration (the tests' template databases are migrated on one plain connection, which once
+/// hid a migration that failed on the binary's pooled SQLite connections), and it serves.
+#[tokio::test]
+async fn the_binary_migrates_an_empty_database_and_serves() {
+    let backend = Backend::empty().await;
+    let server = Server::start(&backend).await;
+    let (status, registered) = reqwest::Client::new()
+        .post(format!("{}/v1/auth/register", server.address))
+        .json(&json!({ "email": "owner@studio.test", "password": PASSWORD }))
+        .fetch()
+        .await;
+    assert_eq!(status, 201, "{registered}");
+}
+
 #[tokio::test]
 async fn empty_variables_count_as_unset_and_invitation_links_reach_the_log() {
     let backend = Backend::fresh().await;

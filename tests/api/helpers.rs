@@ -79,6 +79,36 @@ impl Backend {
         }
     }
 
+    /// A backend with nothing in it (no migration run): what a new install starts on.
+    pub async fn empty() -> Self {
+        let id = Uuid::new_v4().simple().to_string();
+        if services_backend() {
+            let name = format!("pt_test_{id}");
+            let db = sea_orm::Database::connect(postgres_url("postgres"))
+                .await
+                .expect("PostgreSQL is reachable");
+            sea_orm::ConnectionTrait::execute_unprepared(&db, &format!("CREATE DATABASE {name}"))
+                .await
+                .expect("create test database");
+            db.close().await.ok();
+            Self {
+                database_url: postgres_url(&name),
+                redis_url: Some(redis_url()),
+                redis_prefix: format!("pt-test:{id}:"),
+                _dir: None,
+            }
+        } else {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let path = dir.path().join("playtrace.db");
+            Self {
+                database_url: format!("sqlite://{}?mode=rwc", path.display()),
+                redis_url: None,
+                redis_prefix: format!("pt-test:{id}:"),
+                _dir: Some(Arc::new(dir)),
+            }
+        }
+    }
+
     pub fn settings(&self) -> Settings {
         let mut settings = Settings::defaults();
         settings.listen = "127.0.0.1:0".into();
