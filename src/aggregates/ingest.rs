@@ -20,10 +20,9 @@
 //!
 //! Every statement's rows are sorted, so concurrent writers lock shared rows in one order.
 use super::{
-    day_of, hour_of, standard, tx::Row, Tx, ALL_ENVIRONMENTS, MAX_RETURN_DAY, SECONDS_PER_DAY,
+    day_of, hour_of, standard, tx::Row, Tx, ALL_ENVIRONMENTS, HOURS_PER_DAY, MAX_RETURN_DAY,
+    SECONDS_PER_DAY,
 };
-
-const HOURS_PER_DAY: i64 = 24;
 use entity::events;
 use sea_orm::DbErr;
 use serde::Serialize;

@@ -22,6 +22,7 @@ pub const MAX_RETURN_DAY: i64 = 30;
 
 pub const SECONDS_PER_HOUR: i64 = 3_600;
 pub const SECONDS_PER_DAY: i64 = 86_400;
+pub const HOURS_PER_DAY: i64 = SECONDS_PER_DAY / SECONDS_PER_HOUR;
 
 /// Whole UTC hours (or days) since the epoch of a time, as the aggregates key them.
 pub fn hour_of(at: chrono::DateTime<chrono::Utc>) -> i64 {

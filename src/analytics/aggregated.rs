@@ -6,7 +6,7 @@ use super::{
     service::{at, Buckets, Metric, Pieces, Point, Scope},
 };
 use crate::{
-    aggregates::{scope_of, SECONDS_PER_DAY, SECONDS_PER_HOUR},
+    aggregates::{scope_of, HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR},
     query::{epoch_seconds, Params},
 };
 use chrono::{DateTime, Utc};
@@ -145,8 +145,8 @@ pub async fn active_users_unaligned(
         let mut p = Params::default();
         let sql = by_seconds(
             db.get_database_backend(),
-            &scope_name,
             scope,
+            &scope_name,
             buckets,
             &mut p,
         );
@@ -262,16 +262,9 @@ fn by_bits(
     let start = p.bind(buckets.start.timestamp());
     let size = p.bind(buckets.seconds);
     let scope_sql = p.bind(scope_name.to_string());
-    let bit = |column: &str| format!("(CAST(1 AS BIGINT) << CAST({column} AS INTEGER))");
     let or = |expression: String| match backend {
         DatabaseBackend::Postgres => format!("bit_or({expression})"),
         _ => format!("SUM(DISTINCT {expression})"),
-    };
-    // The same over bits that no two rows of a group share: SQLite's plain sum, without the
-    // sorted set DISTINCT keeps per group.
-    let or_disjoint = |expression: String| match backend {
-        DatabaseBackend::Postgres => format!("bit_or({expression})"),
-        _ => format!("SUM({expression})"),
     };
     // A bucket's k-th day is a different day for every bucket, so the bits one position gives
     // a player are one per day row and their sum is their union: no join to the windows and
@@ -279,12 +272,15 @@ fn by_bits(
     let mut bits_at = |k: i64, mask: i64| {
         let offset = p.bind(first_day + k);
         let mask = p.bind(mask);
-        or_disjoint(format!(
-            "CASE WHEN (d.hours & {mask}) <> 0 AND d.day - {offset} BETWEEN 0 AND {last} \
+        or_disjoint(
+            backend,
+            format!(
+                "CASE WHEN (d.hours & {mask}) <> 0 AND d.day - {offset} BETWEEN 0 AND {last} \
              THEN {} ELSE 0 END",
-            bit(&format!("d.day - {offset}")),
-            last = buckets.count - 1,
-        ))
+                bit(&format!("d.day - {offset}")),
+                last = buckets.count - 1,
+            ),
+        )
     };
     let union = |terms: Vec<String>| match terms.is_empty() {
         true => "0".to_string(),
@@ -407,6 +403,20 @@ fn by_bits(
     Some(per_bucket(with, buckets.count, p))
 }
 
+/// The bit of a bucket index (a SQL expression) in a BIGINT.
+fn bit(index: &str) -> String {
+    format!("(CAST(1 AS BIGINT) << CAST({index} AS INTEGER))")
+}
+
+/// The union of a group's bits where no two of its rows share one: SQLite has no `bit_or`, and
+/// its plain sum is the same number, without the sorted set `SUM(DISTINCT ...)` keeps per group.
+fn or_disjoint(backend: DatabaseBackend, expression: String) -> String {
+    match backend {
+        DatabaseBackend::Postgres => format!("bit_or({expression})"),
+        _ => format!("SUM({expression})"),
+    }
+}
+
 /// The statement that counts, from the CTEs `with` whose last, `players`, has a row per player
 /// with the bits of the buckets it was active in (`bits`), each bucket's players: one pass over
 /// them (a sum per bit), then one row per bucket. Joining every player to every bucket took a
@@ -475,8 +485,8 @@ async fn days_without_seconds(
 /// is their union (no DISTINCT), and the two sums are or'ed.
 fn by_seconds(
     backend: DatabaseBackend,
-    scope_name: &str,
     scope: &Scope,
+    scope_name: &str,
     buckets: Buckets,
     p: &mut Params,
 ) -> String {
@@ -488,22 +498,22 @@ fn by_seconds(
     let scope_sql = p.bind(scope_name.to_string());
     let on_day = p.bind(first_day);
     let on_next_day = p.bind(first_day + 1);
-    let bit = |offset: &str, condition: &str| {
-        let term = format!(
-            "CASE WHEN {condition} AND d.day - {offset} BETWEEN 0 AND {last} \
-             THEN (CAST(1 AS BIGINT) << CAST(d.day - {offset} AS INTEGER)) ELSE 0 END"
-        );
-        match backend {
-            DatabaseBackend::Postgres => format!("bit_or({term})"),
-            _ => format!("SUM({term})"),
-        }
+    let bits = |offset: &str, condition: &str| {
+        or_disjoint(
+            backend,
+            format!(
+                "CASE WHEN {condition} AND d.day - {offset} BETWEEN 0 AND {last} \
+                 THEN {} ELSE 0 END",
+                bit(&format!("d.day - {offset}"))
+            ),
+        )
     };
     let players = format!(
         "players AS (SELECT {} | {} AS bits FROM analytics_player_days d \
          WHERE d.game_id = {game} AND d.scope = {scope_sql} AND d.day >= {on_day} \
            AND d.day <= {} GROUP BY d.actor_id)",
-        bit(&on_day, &format!("d.last_second >= {second}")),
-        bit(&on_next_day, &format!("d.first_second < {second}")),
+        bits(&on_day, &format!("d.last_second >= {second}")),
+        bits(&on_next_day, &format!("d.first_second < {second}")),
         p.bind(first_day + buckets.count as i64),
     );
     per_bucket(vec![players], buckets.count, p)
@@ -528,8 +538,6 @@ fn edge_events(
         })
         .collect()
 }
-
-const HOURS_PER_DAY: i64 = SECONDS_PER_DAY / SECONDS_PER_HOUR;
 
 /// The (bucket, day, whole hours, edge hours) of each bucket's days: an edge's hour makes its
 /// day row's player a maybe for that bucket.

@@ -47,15 +47,28 @@ pub struct Backend {
 }
 
 impl Backend {
+    /// A backend migrated from the suite's template (a copy, or PostgreSQL's `TEMPLATE`).
     pub async fn fresh() -> Self {
+        Self::new(true).await
+    }
+
+    /// A backend with nothing in it (no migration run): what a new install starts on.
+    pub async fn empty() -> Self {
+        Self::new(false).await
+    }
+
+    async fn new(migrated: bool) -> Self {
         let id = Uuid::new_v4().simple().to_string();
         if services_backend() {
             let name = format!("pt_test_{id}");
-            let template = pg_template::migrated_template().await;
+            let mut create = format!("CREATE DATABASE {name}");
+            if migrated {
+                let template = pg_template::migrated_template().await;
+                create.push_str(&format!(" TEMPLATE {template}"));
+            }
             let db = sea_orm::Database::connect(postgres_url("postgres"))
                 .await
                 .expect("PostgreSQL is reachable");
-            let create = format!("CREATE DATABASE {name} TEMPLATE {template}");
             sea_orm::ConnectionTrait::execute_unprepared(&db, &create)
                 .await
                 .expect("create test database");
@@ -69,37 +82,9 @@ impl Backend {
         } else {
             let dir = tempfile::tempdir().expect("temp dir");
             let path = dir.path().join("playtrace.db");
-            sqlite_template::copy_migrated_to(&path).await;
-            Self {
-                database_url: format!("sqlite://{}?mode=rwc", path.display()),
-                redis_url: None,
-                redis_prefix: format!("pt-test:{id}:"),
-                _dir: Some(Arc::new(dir)),
+            if migrated {
+                sqlite_template::copy_migrated_to(&path).await;
             }
-        }
-    }
-
-    /// A backend with nothing in it (no migration run): what a new install starts on.
-    pub async fn empty() -> Self {
-        let id = Uuid::new_v4().simple().to_string();
-        if services_backend() {
-            let name = format!("pt_test_{id}");
-            let db = sea_orm::Database::connect(postgres_url("postgres"))
-                .await
-                .expect("PostgreSQL is reachable");
-            sea_orm::ConnectionTrait::execute_unprepared(&db, &format!("CREATE DATABASE {name}"))
-                .await
-                .expect("create test database");
-            db.close().await.ok();
-            Self {
-                database_url: postgres_url(&name),
-                redis_url: Some(redis_url()),
-                redis_prefix: format!("pt-test:{id}:"),
-                _dir: None,
-            }
-        } else {
-            let dir = tempfile::tempdir().expect("temp dir");
-            let path = dir.path().join("playtrace.db");
             Self {
                 database_url: format!("sqlite://{}?mode=rwc", path.display()),
                 redis_url: None,
