@@ -25,11 +25,11 @@ pub const START_PATIENCE: Duration = Duration::from_secs(20);
 /// one, every page that is not in the connection's own 2 MB page cache is copied in from the
 /// operating system's file cache by a system call, under a lock the connections share. A
 /// funnel's per-player probes at 1M events (18,500 players, 5 steps, two connections at once)
-/// spent most of their time there: 271-401 ms without the map, 143-189 ms with it, on the
-/// same file, alternately; a larger page cache (32 MB) changed nothing, and the other reads
-/// neither gained nor lost. The mapped pages are the operating
-/// system's file cache, shared by the connections and given back under memory pressure, not
-/// memory of the process's own.
+/// spent a quarter of their CPU time there: 271-433 ms without the map, 143-198 ms with it, on
+/// the same file, alternately; a larger page cache (32 MB) changed nothing, and the other
+/// reads neither gained nor lost. The mapped pages are the operating system's file cache,
+/// shared by the connections and given back under memory pressure, not memory of the
+/// process's own.
 pub const SQLITE_MMAP_BYTES: u64 = 2 << 30;
 
 pub async fn connect(url: &str, max_connections: u32) -> Result<DatabaseConnection, DbErr> {
