@@ -98,16 +98,26 @@ export async function startPlaytrace(args = []) {
   };
 }
 
-/** One JSON request to the API; throws with the answer when the status is not 2xx. */
+/**
+ * One JSON request to the API; throws with the answer when the status is not 2xx. A 503
+ * ("retry later": a loaded node shed the request and stored nothing) is sent again, as a
+ * client does, up to five times 200 ms apart.
+ */
 export async function call(server, method, path, { token, key, body } = {}) {
   const headers = { 'content-type': 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   if (key) headers['x-game-api-key'] = key;
-  const response = await fetch(server.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  const json = text ? JSON.parse(text) : null;
-  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-  return json;
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(server.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    if (response.status === 503 && attempt < 5) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
+    const json = text ? JSON.parse(text) : null;
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    return json;
+  }
 }
 
 let counter = 0;

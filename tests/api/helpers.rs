@@ -216,10 +216,19 @@ impl TestApp {
     /// one is less than 20 seconds away, so that a test counting requests against a per-minute
     /// limit runs inside one fixed window.
     pub fn away_from_a_minute_boundary(&self) {
+        self.away_from_a_minute_boundary_with(&[]);
+    }
+
+    /// The same for this node and `others` (nodes started with `spawn_on`, each with its own
+    /// clock): every clock moves by the same amount, so the nodes keep agreeing on the minute.
+    pub fn away_from_a_minute_boundary_with(&self, others: &[&TestApp]) {
         let second_of_minute = self.clock.now().timestamp().rem_euclid(60);
         if second_of_minute > 40 {
-            self.clock
-                .advance(chrono::Duration::seconds(62 - second_of_minute));
+            let step = chrono::Duration::seconds(62 - second_of_minute);
+            self.clock.advance(step);
+            for other in others {
+                other.clock.advance(step);
+            }
         }
     }
 

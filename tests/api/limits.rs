@@ -82,6 +82,9 @@ async fn two_nodes_share_accounts_keys_and_rate_windows() {
         .dashboard_call(Method::GET, &format!("/v1/games/{game_id}"), &token)
         .await;
     assert_eq!(status, 200, "a token from node 1 works on node 2");
+    // Keep the six requests inside one window: move both clocks past a close minute boundary
+    // (a CI run once had the first request in one minute and the other five in the next).
+    first.away_from_a_minute_boundary_with(&[&second]);
     let mut statuses = Vec::new();
     for i in 0..6 {
         let node = if i % 2 == 0 { &first } else { &second };
@@ -105,8 +108,7 @@ async fn leased_windows_never_admit_more_than_the_limit_across_nodes() {
     let second = spawn_on(first.backend.clone(), |s| s.rate_limit_per_minute = 1000).await;
     let (_token, _game_id, key) = first.game_with_key().await;
     // Keep the whole run inside one window: move both clocks past a close minute boundary.
-    first.away_from_a_minute_boundary();
-    second.away_from_a_minute_boundary();
+    first.away_from_a_minute_boundary_with(&[&second]);
     let mut tasks = Vec::new();
     for node in [&first, &second] {
         for _ in 0..8 {
