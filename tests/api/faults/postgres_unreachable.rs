@@ -189,5 +189,24 @@ async fn while_postgres_is_unreachable_tracks_answer_503_and_after_it_each_event
     let sent: HashSet<String> = sent.into_iter().collect();
     let stored: HashSet<String> = stored.into_keys().collect();
     assert_eq!(stored, sent, "every event sent is stored, and nothing else");
+
+    // The aggregates are written in the events' transaction: groups that failed when the
+    // database went counted nothing, and their retries counted each event once.
+    let (status, body) = app
+        .dashboard_call(
+            Method::GET,
+            &format!("/v1/games/{game_id}/events/counts"),
+            &token,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (body["total"].as_u64(), &body["counts"]),
+        (
+            Some(sent.len() as u64),
+            &json!([{ "event_name": "tick", "count": sent.len() }])
+        ),
+        "the counts read from the aggregates are the events stored"
+    );
     db.close().await.ok();
 }
