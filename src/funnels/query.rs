@@ -462,3 +462,48 @@ fn loose_counts(steps: usize) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    /// On SQLite the players active in a range are read from an index that holds their days
+    /// (migration 98), not by a table lookup per player.
+    #[tokio::test]
+    async fn sqlite_reads_the_active_players_from_an_index_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("plan.db").display());
+        let db = crate::store::cold::connect(&url, 1).await.unwrap();
+        crate::store::cold::migrate(&db).await.unwrap();
+        let to = Utc::now();
+        let steps = ["a".to_string(), "b".to_string()];
+        let query = FunnelQuery {
+            game_id: Uuid::now_v7(),
+            environment: Some("production"),
+            steps: &steps,
+            mode: Mode::Strict,
+            within_hours: None,
+            from: to - Duration::days(30),
+            to,
+        };
+        let mut p = Params::default();
+        let sql = format!("EXPLAIN QUERY PLAN {}", active_players(&query, &mut p));
+        let plan = db
+            .query_all_raw(Statement::from_sql_and_values(
+                db.get_database_backend(),
+                sql,
+                p.0,
+            ))
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.try_get::<String>("", "detail").unwrap())
+            .collect::<Vec<_>>()
+            .join("; ");
+        assert!(
+            plan.contains("USING COVERING INDEX analytics_players_days"),
+            "{plan}"
+        );
+    }
+}
