@@ -8,7 +8,7 @@
 //! UTC hour (alert windows end at the current second), and active users of one event name.
 use super::{aggregated, raw};
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::{ConnectionTrait, DbErr};
+use sea_orm::{ConnectionTrait, DbErr, TransactionTrait};
 use uuid::Uuid;
 
 /// A metric a studio can chart and alert on.
@@ -182,7 +182,7 @@ pub struct Point {
 /// The metric in every bucket. Buckets must start on whole seconds (callers truncate `now`).
 #[tracing::instrument(skip_all, fields(game_id = %scope.game_id, metric = metric.as_str()))]
 pub async fn series(
-    db: &impl ConnectionTrait,
+    db: &(impl ConnectionTrait + TransactionTrait),
     scope: &Scope,
     metric: Metric,
     buckets: Buckets,
@@ -231,7 +231,7 @@ pub async fn series(
 /// A ratio of two daily series: revenue per active or paying user, or paying users as a
 /// percent of active users; undefined (null) for a day without any of the users divided by.
 async fn ratio(
-    db: &impl ConnectionTrait,
+    db: &(impl ConnectionTrait + TransactionTrait),
     scope: &Scope,
     metric: Metric,
     buckets: Buckets,
@@ -260,7 +260,7 @@ async fn ratio(
 /// The metric summed over `from..to` (a count or revenue metric): whole hours from the
 /// aggregates, the parts of an hour at either end from the events.
 pub async fn total(
-    db: &impl ConnectionTrait,
+    db: &(impl ConnectionTrait + TransactionTrait),
     scope: &Scope,
     metric: Metric,
     from: DateTime<Utc>,

@@ -10,7 +10,7 @@ mod fold;
 mod lifecycle;
 mod reference;
 
-use crate::helpers::{retried, spawn_app, Fetch, TestApp};
+use crate::helpers::{retried, services_backend, spawn_app, Fetch, TestApp};
 use chrono::{DateTime, Datelike, Duration, DurationRound, NaiveDate, Utc};
 use playtrace::analytics::{Buckets, Metric, Point, Scope};
 use reqwest::Method;
