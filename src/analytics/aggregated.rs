@@ -57,9 +57,9 @@ async fn query(
 /// the transaction turns sequential and bitmap scans off for itself alone (`SET LOCAL`).
 /// Read as one range of days, the planner took a parallel sequential scan of the whole table
 /// or the primary key whenever the visibility map made the index look dear (pages updated
-/// since the last vacuum, as they are all day): 94-142 ms at 10M events, where the index
-/// reads the window's rows in 50-63 ms on the same machine, a cost that follows the window,
-/// not the game's history.
+/// since the last vacuum, as they are all day): 94-142 ms at 10M events, where the read
+/// through the index took 50-63 ms on the same machine, a cost that follows the window, not
+/// the game's history.
 async fn query_by_day_index(
     db: &(impl ConnectionTrait + TransactionTrait),
     sql: String,
