@@ -296,9 +296,7 @@ async fn day_windows_are_read_through_the_day_index_on_postgresql() {
         }
     }
     send(&app, &keys, sent).await;
-    let stats = sea_orm::Database::connect(&app.backend.database_url)
-        .await
-        .unwrap();
+    let stats = &app.state.db;
     let scans = || async {
         stats
             .query_one_raw(sea_orm::Statement::from_string(
