@@ -35,6 +35,7 @@ mod m20261127_000095_add_player_hour_minutes;
 mod m20261127_000096_create_sign_in_failures_by_client;
 mod m20261128_000097_add_player_day_seconds;
 mod m20261129_000098_index_player_days_by_player;
+mod m20261207_000099_add_player_day_previous_last_second;
 
 pub struct Migrator;
 
@@ -76,6 +77,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000096_create_sign_in_failures_by_client::Migration),
             Box::new(m20261128_000097_add_player_day_seconds::Migration),
             Box::new(m20261129_000098_index_player_days_by_player::Migration),
+            Box::new(m20261207_000099_add_player_day_previous_last_second::Migration),
         ]
     }
 }

@@ -1,13 +1,14 @@
 //! Adding stored events to the aggregates, inside the transaction that stores them. Per game
-//! in the group:
+//! in the group, once its players are locked (PostgreSQL: `lock_players`):
 //! 1. the hour counts (events, log errors, revenue per environment and event name) are added
 //!    to this writer's shard;
 //! 2. the (scope, player, hour) and (scope, player, day) rows are inserted where missing; the
 //!    ones that were new add one to that hour's or day's distinct active users, a day's row
 //!    gets the bits of the player's new hours in that day and the seconds of the day of its
-//!    first and last event (for 24-hour windows from any second: `dau_drop`), and an hour's
-//!    row the bits of the minutes the player was active in (for other windows that split an
-//!    hour);
+//!    first and last event and of the player's last event the day before (for 24-hour
+//!    windows from any second: `dau_drop`), and an hour's row the bits of the minutes the
+//!    player was active in (for other windows that split an hour); the stored row of the day
+//!    after a day whose last second grew takes the new one as its previous;
 //!    A purchase's (scope, player, day) row is inserted where missing in the same way, and a
 //!    new one adds one to the day's distinct paying users (span `paying_day`);
 //! 3. players with a new day have their first and last day updated, locked (PostgreSQL) so
@@ -76,15 +77,21 @@ const ADD_DAYS: &str = "INSERT INTO analytics_player_days \
 
 /// The update of a known day row by `excluded` (`ADD_DAYS`' columns): its new hours added,
 /// its first and last seconds widened. A row from before the seconds were kept (null) stays
-/// null: its seconds are unknown. An unchanged row is not written.
+/// null: its seconds are unknown. `widen_day_if` is the condition: an unchanged row is not
+/// written.
 macro_rules! widen_day {
     () => {
         "hours = analytics_player_days.hours | excluded.hours, \
          first_second = CASE WHEN excluded.first_second < analytics_player_days.first_second \
            THEN excluded.first_second ELSE analytics_player_days.first_second END, \
          last_second = CASE WHEN excluded.last_second > analytics_player_days.last_second \
-           THEN excluded.last_second ELSE analytics_player_days.last_second END \
-         WHERE (analytics_player_days.hours | excluded.hours) <> analytics_player_days.hours \
+           THEN excluded.last_second ELSE analytics_player_days.last_second END"
+    };
+}
+
+macro_rules! widen_day_if {
+    () => {
+        "(analytics_player_days.hours | excluded.hours) <> analytics_player_days.hours \
          OR excluded.first_second < analytics_player_days.first_second \
          OR excluded.last_second > analytics_player_days.last_second"
     };
@@ -98,8 +105,26 @@ const WIDEN_DAYS: &str = concat!(
      CAST(value->>'m' AS BIGINT), CAST(value->>'f' AS INTEGER), CAST(value->>'l' AS INTEGER) \
      FROM {rows} WHERE true \
      ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET ",
-    widen_day!()
+    widen_day!(),
+    " WHERE ",
+    widen_day_if!()
 );
+
+/// The given (scope, player, day) rows that exist take the last second of the player's stored
+/// row of the day before as their previous one (-1 without one, null when its seconds are
+/// unknown), where it differs.
+const SET_PREVIOUS: &str = "UPDATE analytics_player_days SET previous_last_second = n.previous \
+     FROM (SELECT s, a, b, CASE WHEN last IS NULL THEN -1 WHEN last = -2 THEN NULL \
+       ELSE last END AS previous FROM (\
+         SELECT value->>'s' AS s, value->>'a' AS a, CAST(value->>'b' AS BIGINT) AS b, (\
+           SELECT COALESCE(o.last_second, -2) FROM analytics_player_days o \
+           WHERE o.game_id = $1 AND o.scope = value->>'s' AND o.actor_id = value->>'a' \
+           AND o.day = CAST(value->>'b' AS BIGINT) - 1\
+         ) AS last FROM {rows}\
+       ) r\
+     ) n WHERE analytics_player_days.game_id = $1 AND analytics_player_days.scope = n.s \
+     AND analytics_player_days.actor_id = n.a AND analytics_player_days.day = n.b \
+     AND analytics_player_days.previous_last_second IS DISTINCT FROM n.previous";
 
 const ADD_ACTIVE: &str = "INSERT INTO analytics_active_users \
      (game_id, scope, span, bucket, shard, users) \
@@ -299,6 +324,7 @@ pub async fn add(tx: &mut Tx<'_>, stored: &[&events::Model], shard: i16) -> Resu
         games.entry(row.game_id).or_default().push(row);
     }
     for (game_id, mut rows) in games {
+        lock_players(tx, game_id, rows.iter().map(|row| row.actor_id.as_str())).await?;
         if let Tx::Postgres(connection) = tx {
             let new_days = match add_game_at_once(connection, game_id, &rows, shard).await? {
                 AtOnce::Added(new_days) => new_days,
@@ -328,11 +354,19 @@ pub async fn add(tx: &mut Tx<'_>, stored: &[&events::Model], shard: i16) -> Resu
 /// days and cohorts, `follow_players`). Every part is guarded by the game having no pending
 /// backfill: when it has one, nothing is written and its boundary comes back instead.
 ///
-/// A day row gets the bits of the player's new hours that day (a new day has only new hours)
-/// and its first and last seconds widened; a row neither changes is not written. `xmax = 0`
-/// tells a row this statement inserted from one it widened:
-/// the upsert waits for a concurrent writer's insert of the same row and then updates it,
-/// where a separate UPDATE would not see that row in the statement's snapshot.
+/// A day row gets the bits of the player's new hours that day (a new day has only new hours),
+/// its first and last seconds widened, and the last second of the player's day before
+/// (`previous_last_second`: the stored row's, widened by the batch's own row of that day, -1
+/// without either, null when the stored row's seconds are unknown); a row none of these
+/// changes is not written. The stored rows of the day after a batch's day that the batch has
+/// not (`k`, from `day_rows`) go through the same upsert, each only when it exists, so that
+/// they take the new last second as their previous one: every row is written by one sorted
+/// statement, which reads the stored rows of the day before by key (a subquery per row: no
+/// join for a generic plan to get wrong). The players' lock (`lock_players`) keeps another
+/// writer from changing those rows between this statement's snapshot and its commit.
+/// `xmax = 0` tells a row this statement inserted from one it widened: the upsert waits for a
+/// concurrent writer's insert of the same row and then updates it, where a separate UPDATE
+/// would not see that row in the statement's snapshot.
 static AT_ONCE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     let guarded = |sql: &str, rows: &str| {
         sql.replace("{rows}", &format!("json_array_elements({rows}::json)"))
@@ -341,7 +375,9 @@ static AT_ONCE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "{}, sessions AS ({}), session_days AS ({}), progression AS ({}), \
          resources AS ({}) {AT_ONCE_RESULT}",
-        AT_ONCE_PLAYERS.replace("{widen_day}", widen_day!()),
+        AT_ONCE_PLAYERS
+            .replace("{widen_day}", widen_day!())
+            .replace("{widen_day_if}", widen_day_if!()),
         guarded(ADD_SESSIONS, "$6"),
         SESSION_DAYS_AT_ONCE,
         guarded(standard::ADD_PROGRESSION, "$7"),
@@ -389,12 +425,25 @@ const AT_ONCE_PLAYERS: &str = "WITH pending AS (\
        FROM new_hours WHERE inserted GROUP BY scope, actor_id, hour / 24\
      ), days AS (\
        INSERT INTO analytics_player_days \
-       (game_id, scope, actor_id, day, hours, first_second, last_second) \
-       SELECT $1, d.s, d.a, d.b, COALESCE(n.hours, 0), d.f, d.l \
-       FROM json_to_recordset($9::json) AS d(s TEXT, a TEXT, b BIGINT, f INTEGER, l INTEGER) \
+       (game_id, scope, actor_id, day, hours, first_second, last_second, previous_last_second) \
+       SELECT $1, d.s, d.a, d.b, COALESCE(n.hours, 0), d.f, d.l, \
+       CASE WHEN o.last IS NULL THEN COALESCE(d.p, -1) WHEN o.last = -2 THEN NULL \
+         ELSE GREATEST(o.last, COALESCE(d.p, -1)) END \
+       FROM json_to_recordset($9::json) \
+         AS d(s TEXT, a TEXT, b BIGINT, f INTEGER, l INTEGER, p INTEGER, k BOOLEAN) \
+       CROSS JOIN LATERAL (SELECT (\
+         SELECT COALESCE(o.last_second, -2) FROM analytics_player_days o WHERE o.game_id = $1 \
+         AND o.scope = d.s AND o.actor_id = d.a AND o.day = d.b - 1\
+       ) AS last) o \
        LEFT JOIN new_hour_bits n ON n.scope = d.s AND n.actor_id = d.a AND n.day = d.b \
-       WHERE NOT EXISTS (SELECT 1 FROM pending) ORDER BY d.s, d.a, d.b \
-       ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET {widen_day} \
+       WHERE NOT EXISTS (SELECT 1 FROM pending) AND (NOT d.k OR EXISTS (\
+         SELECT 1 FROM analytics_player_days e WHERE e.game_id = $1 AND e.scope = d.s \
+         AND e.actor_id = d.a AND e.day = d.b\
+       )) ORDER BY d.s, d.a, d.b \
+       ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET {widen_day}, \
+       previous_last_second = excluded.previous_last_second \
+       WHERE {widen_day_if} OR excluded.previous_last_second \
+         IS DISTINCT FROM analytics_player_days.previous_last_second \
        RETURNING scope, actor_id, day, xmax = 0 AS inserted\
      ), paying AS (\
        INSERT INTO analytics_paying_days (game_id, scope, actor_id, day) \
@@ -449,19 +498,77 @@ async fn add_game_at_once(
     Ok(AtOnce::Added(found))
 }
 
-/// The batch's (scope, player, day) rows with their first and last seconds; the new hours'
-/// bits are left to the statement (`m` 0).
-fn day_rows<'a>(days: &BTreeMap<(&'a str, &'a str, i64), (i64, i64)>) -> Vec<DayRow<'a>> {
-    days.iter()
-        .map(|(&(s, a, b), &(f, l))| DayRow {
+/// A (scope, player, day) row of `AT_ONCE`'s upsert: one of the batch's, with the seconds of
+/// the day of its first and last event (`f`, `l`), or (`k`) a stored row of the day after one
+/// of the batch's days, which only takes a new previous last second. `p` is the last second
+/// of the batch's own row of the day before, if it has one.
+#[derive(Serialize)]
+struct AtOnceDayRow<'a> {
+    s: &'a str,
+    a: &'a str,
+    b: i64,
+    f: Option<i64>,
+    l: Option<i64>,
+    p: Option<i64>,
+    k: bool,
+}
+
+/// The batch's (scope, player, day) rows, and the days after them that it has not (`k`); the
+/// new hours' bits are left to the statement.
+fn day_rows<'a>(days: &BTreeMap<(&'a str, &'a str, i64), (i64, i64)>) -> Vec<AtOnceDayRow<'a>> {
+    let last_of = |s, a, b| days.get(&(s, a, b)).map(|&(_, l)| l);
+    let mut rows = Vec::with_capacity(days.len() + days.len() / 2);
+    for (&(s, a, b), &(f, l)) in days {
+        rows.push(AtOnceDayRow {
             s,
             a,
             b,
-            m: 0,
-            f,
-            l,
-        })
-        .collect()
+            f: Some(f),
+            l: Some(l),
+            p: last_of(s, a, b - 1),
+            k: false,
+        });
+        if !days.contains_key(&(s, a, b + 1)) {
+            rows.push(AtOnceDayRow {
+                s,
+                a,
+                b: b + 1,
+                f: None,
+                l: None,
+                p: Some(l),
+                k: true,
+            });
+        }
+    }
+    rows
+}
+
+/// Takes the lock of each of the game's `players` (PostgreSQL: an advisory lock on the game and
+/// player, held to the end of the transaction, taken in one order by every writer) before
+/// their day rows are read and written. A day row holds the last second of the day before,
+/// so a writer that changes a day and one that inserts the day after must not both work from
+/// a snapshot without the other's change: they take turns instead.
+const LOCK_PLAYERS: &str = "SELECT CAST(count(pg_advisory_xact_lock(k)) AS BIGINT) FROM (\
+       SELECT DISTINCT hashtextextended(CAST($1 AS TEXT) || ':' || value, 0) AS k \
+       FROM json_array_elements_text($2::json) ORDER BY k OFFSET 0\
+     ) players";
+
+pub(crate) async fn lock_players(
+    tx: &mut Tx<'_>,
+    game_id: Uuid,
+    players: impl IntoIterator<Item = &str>,
+) -> Result<(), DbErr> {
+    if !tx.postgres() {
+        return Ok(()); // SQLite has one writer at a time.
+    }
+    let players: BTreeSet<&str> = players.into_iter().collect();
+    tx.execute(
+        LOCK_PLAYERS,
+        game_id,
+        &json(&players.into_iter().collect::<Vec<_>>()),
+        None,
+    )
+    .await
 }
 
 /// Whether an event's id (UUIDv7: its first 48 bits are its creation time in milliseconds)
@@ -481,6 +588,7 @@ pub async fn add_game(
     if rows.is_empty() {
         return Ok(());
     }
+    lock_players(tx, game_id, rows.iter().map(|row| row.actor_id.as_str())).await?;
     let Grouped {
         counts,
         hours,
@@ -548,6 +656,16 @@ pub async fn add_game(
         tx.execute(WIDEN_DAYS, game_id, &json(&known_days), None)
             .await?;
     }
+    // The previous day's last second of the new rows, and of the stored days after the
+    // batch's days (whose last second may have grown).
+    let mut following: BTreeSet<(&str, &str, i64)> = inserted.clone();
+    following.extend(days.iter().map(|row| (row.s, row.a, row.b + 1)));
+    let following: Vec<PlayerRow> = following
+        .into_iter()
+        .map(|(s, a, b)| PlayerRow { s, a, b })
+        .collect();
+    tx.execute(SET_PREVIOUS, game_id, &json(&following), None)
+        .await?;
     if !new_days.is_empty() {
         follow_players(tx, game_id, &new_days, shard).await?;
     }

@@ -91,10 +91,14 @@ pub async fn forget_game(
 /// (and paid), its first and last day, and its sessions' ids and times. The anonymous counts (events per hour, distinct users per hour
 /// and day, cohort sizes and returns) stay as they were (`docs/player-data.md`).
 pub async fn forget_player(
-    db: &impl sea_orm::ConnectionTrait,
+    db: &sea_orm::DatabaseConnection,
     game_id: uuid::Uuid,
     actor_id: &str,
 ) -> Result<(), sea_orm::DbErr> {
+    // Under the player's lock, which the writers take too: a writer that has just seen one of
+    // its day rows must not find it gone when it writes it.
+    let txn = sea_orm::TransactionTrait::begin(db).await?;
+    ingest::lock_players(&mut tx::Tx::SeaOrm(&txn), game_id, [actor_id]).await?;
     for table in [
         "analytics_player_hours",
         "analytics_player_days",
@@ -103,13 +107,13 @@ pub async fn forget_player(
         "analytics_sessions",
     ] {
         run(
-            db,
+            &txn,
             format!("DELETE FROM {table} WHERE game_id = $1 AND actor_id = $2"),
             vec![game_id.into(), actor_id.into()],
         )
         .await?;
     }
-    Ok(())
+    txn.commit().await
 }
 
 /// Deletes the aggregates of the time before `cutoff` (midnight UTC), whose events retention
@@ -128,6 +132,15 @@ pub async fn forget_before(
         )
         .await?;
     }
+    // The first day kept has no day before any more.
+    run(
+        db,
+        "UPDATE analytics_player_days SET previous_last_second = -1 \
+         WHERE game_id = $1 AND day = $2 AND previous_last_second <> -1"
+            .into(),
+        vec![game_id.into(), at.div_euclid(SECONDS_PER_DAY).into()],
+    )
+    .await?;
     for (span, unit) in [
         ("hour", SECONDS_PER_HOUR),
         ("day", SECONDS_PER_DAY),

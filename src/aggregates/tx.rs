@@ -48,7 +48,7 @@ impl Columns for (String, i64, Option<i64>, i64, Option<i64>) {
 }
 
 impl Tx<'_> {
-    fn postgres(&self) -> bool {
+    pub(super) fn postgres(&self) -> bool {
         match self {
             Self::Postgres(_) => true,
             Self::SeaOrm(txn) => txn.get_database_backend() == DbBackend::Postgres,

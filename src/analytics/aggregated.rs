@@ -169,14 +169,21 @@ pub async fn active_users_unaligned(
     let scope_name = scope_of(scope.environment.as_deref()).to_string();
     if by_seconds_applies(buckets) && !days_without_seconds(db, scope, &scope_name, buckets).await?
     {
-        let mut p = Params::default();
         let backend = db.get_database_backend();
-        let sql = by_seconds(backend, scope, &scope_name, buckets, &mut p);
-        let rows = match backend {
-            DatabaseBackend::Postgres => query_by_day_index(db, sql, p).await?,
-            _ => query(db, sql, p).await?,
+        let read = |sql, p| async move {
+            match backend {
+                DatabaseBackend::Postgres => query_by_day_index(db, sql, p).await,
+                _ => query(db, sql, p).await,
+            }
         };
-        return points(rows, buckets.count);
+        let mut p = Params::default();
+        let sql = day_edges(backend, scope, &scope_name, buckets, &mut p);
+        if let Some(points) = points_of_edges(read(sql, p).await?, buckets)? {
+            return Ok(points);
+        }
+        let mut p = Params::default();
+        let sql = by_seconds(backend, scope, &scope_name, buckets, &mut p);
+        return points(read(sql, p).await?, buckets.count);
     }
     let mut edges = Vec::new();
     for (from, to) in Pieces::of(buckets).partial {
@@ -501,6 +508,84 @@ async fn days_without_seconds(
         p.bind(first_day + buckets.count as i64),
     );
     Ok(!query(db, sql, p).await?.is_empty())
+}
+
+/// 24-hour buckets from second `s` of day D (`by_seconds_applies`), counted per day: bucket i
+/// holds the players whose row of day D + i has its last event at second s or later (`ends`),
+/// those whose row of day D + i + 1 has its first event before second s (`starts`), less
+/// those counted twice: the rows of day D + i + 1 with a first event before s whose player's
+/// last event the day before was at s or later (`both`, from `previous_last_second`). One
+/// pass over the window's day rows in the (game, scope, day) index, no grouping by player.
+/// `unknown` counts the rows that would need a previous last second they do not have (kept
+/// before migration 99): `points_of_edges` then answers nothing and `by_seconds` does.
+fn day_edges(
+    backend: DatabaseBackend,
+    scope: &Scope,
+    scope_name: &str,
+    buckets: Buckets,
+    p: &mut Params,
+) -> String {
+    let start = buckets.start.timestamp();
+    let first_day = start.div_euclid(SECONDS_PER_DAY);
+    let second = p.bind(start.rem_euclid(SECONDS_PER_DAY));
+    let game = p.bind(scope.game_id);
+    let scope_sql = p.bind(scope_name.to_string());
+    let on_day = p.bind(first_day);
+    let last_day = p.bind(first_day + buckets.count as i64);
+    let counts = format!(
+        "CAST(count(*) FILTER (WHERE d.last_second >= {second}) AS BIGINT) AS ends, \
+         CAST(count(*) FILTER (WHERE d.first_second < {second}) AS BIGINT) AS starts, \
+         CAST(count(*) FILTER (WHERE d.first_second < {second} \
+           AND d.previous_last_second >= {second}) AS BIGINT) AS both_edges, \
+         CAST(count(*) FILTER (WHERE d.first_second < {second} \
+           AND d.previous_last_second IS NULL) AS BIGINT) AS unknown"
+    );
+    match backend {
+        // One day at a time, as `query_by_day_index` needs.
+        DatabaseBackend::Postgres => format!(
+            "SELECT w.day AS day, c.ends, c.starts, c.both_edges, c.unknown \
+             FROM generate_series({on_day}, {last_day}) AS w(day) CROSS JOIN LATERAL (\
+               SELECT {counts} FROM analytics_player_days d WHERE d.game_id = {game} \
+               AND d.scope = {scope_sql} AND d.day = w.day\
+             ) c"
+        ),
+        _ => format!(
+            "SELECT d.day AS day, {counts} FROM analytics_player_days d \
+             WHERE d.game_id = {game} AND d.scope = {scope_sql} AND d.day >= {on_day} \
+             AND d.day <= {last_day} GROUP BY d.day"
+        ),
+    }
+}
+
+/// The buckets from `day_edges`' rows, or none when a row they need has no previous last
+/// second.
+fn points_of_edges(rows: Vec<QueryResult>, buckets: Buckets) -> Result<Option<Vec<Point>>, DbErr> {
+    let first_day = buckets.start.timestamp().div_euclid(SECONDS_PER_DAY);
+    // (ends, starts, both) of each day of the window, D to D + count.
+    let mut days = vec![(0i64, 0i64, 0i64); buckets.count + 1];
+    for row in rows {
+        let day: i64 = row.try_get("", "day")?;
+        let Some(counts) = usize::try_from(day - first_day)
+            .ok()
+            .and_then(|index| days.get_mut(index))
+        else {
+            continue;
+        };
+        let unknown: i64 = row.try_get("", "unknown")?;
+        if unknown > 0 && day > first_day {
+            return Ok(None);
+        }
+        *counts = (
+            row.try_get("", "ends")?,
+            row.try_get("", "starts")?,
+            row.try_get("", "both_edges")?,
+        );
+    }
+    Ok(Some(
+        (0..buckets.count)
+            .map(|i| Point::count((days[i].0 + days[i + 1].1 - days[i + 1].2) as f64))
+            .collect(),
+    ))
 }
 
 /// 24-hour buckets from second `s` of a day (`by_seconds_applies`), from the day rows alone.

@@ -188,6 +188,11 @@ fn generate(dice: &mut Dice, now: DateTime<Utc>) -> (Vec<Sent>, Vec<Sent>) {
 /// answered 503 (nothing stored: a loaded machine can answer part of a burst so) is sent again,
 /// as a client does (`retried`); the tests' exact totals then also hold that it stored nothing.
 async fn send(app: &TestApp, keys: &[(&str, String)], events: Vec<Sent>) {
+    send_in(app, keys, events, 37).await;
+}
+
+/// `send` with `per_request` events in each request.
+async fn send_in(app: &TestApp, keys: &[(&str, String)], events: Vec<Sent>, per_request: usize) {
     let mut requests = Vec::new();
     for environment in ["development", "production"] {
         let key = &keys.iter().find(|(e, _)| *e == environment).unwrap().1;
@@ -196,7 +201,7 @@ async fn send(app: &TestApp, keys: &[(&str, String)], events: Vec<Sent>) {
             .filter(|e| e.environment == environment)
             .map(|e| e.body.clone())
             .collect();
-        for batch in bodies.chunks(37) {
+        for batch in bodies.chunks(per_request) {
             let body = json!(batch);
             requests.push(async move {
                 let (status, answer) =

@@ -93,6 +93,18 @@ async fn dau_drop_over_days_counted_before_seconds_were_kept_equals_the_raw_even
     .await;
 }
 
+/// Day rows kept before the last second of the day before was (migration 99) have none: a
+/// `dau_drop` window over them is read by grouping the day rows by player, and answers the
+/// same.
+#[tokio::test]
+async fn dau_drop_over_days_counted_before_the_day_before_was_kept_equals_the_raw_events() {
+    dau_drop_over_older_rows_equals_the_raw_events(
+        0x9e71_0ad5,
+        &["UPDATE analytics_player_days SET previous_last_second = NULL WHERE game_id = $1"],
+    )
+    .await;
+}
+
 /// Rows kept before the hour rows' minutes (migration 95) and the day rows' seconds were have
 /// neither: the window's edges are read from the events, and it answers the same.
 #[tokio::test]
@@ -302,7 +314,7 @@ async fn day_windows_are_read_through_the_day_index_on_postgresql() {
             .query_one_raw(sea_orm::Statement::from_string(
                 sea_orm::DatabaseBackend::Postgres,
                 "SELECT CAST(idx_scan AS BIGINT) AS scans FROM pg_stat_user_indexes \
-                 WHERE indexrelname = 'analytics_player_days_by_day_seconds'",
+                 WHERE indexrelname = 'analytics_player_days_by_day_edges'",
             ))
             .await
             .unwrap()
@@ -345,8 +357,138 @@ async fn day_windows_are_read_through_the_day_index_on_postgresql() {
     while scans().await == before {
         assert!(
             std::time::Instant::now() < deadline,
-            "the window's day rows were not read through analytics_player_days_by_day_seconds"
+            "the window's day rows were not read through analytics_player_days_by_day_edges"
         );
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+/// Each day row holds the last second of its player's day before, whatever order the days
+/// arrive in and however many writers (both nodes in the two-node pass) add them at once:
+/// days before a player's first (late events), later seconds of a day whose next day is
+/// stored, and adjacent days of the same player in concurrent requests. A 24-hour window
+/// from a second inside the day then counts what the events say.
+#[tokio::test]
+async fn day_rows_hold_the_day_befores_last_second_however_the_days_arrive() {
+    let app = spawn_app().await;
+    let token = app.new_user().await;
+    let (game_id, keys) = game_with_keys(&app, &token).await;
+    let mut dice = Dice(0x1a57_5ec0);
+    let today = app.state.now().date_naive();
+    let midnight = |days_ago: i64| playtrace::query::midnight(today - Duration::days(days_ago));
+    let edge = Duration::hours(13) + Duration::minutes(7) + Duration::seconds(41);
+    let players: Vec<String> = (0..8).map(|player| format!("walker-{player}")).collect();
+    // Three waves: the recent days, then the days before them (late events), then seconds
+    // on both sides of the window's edge on every day; each wave shuffled and sent two events
+    // to a request, all at once.
+    let mut waves: Vec<Vec<Sent>> = vec![Vec::new(), Vec::new(), Vec::new()];
+    for player in &players {
+        for days_ago in 1..=8 {
+            if dice.roll(4) == 0 {
+                continue;
+            }
+            let wave = if days_ago > 4 { 1 } else { 0 };
+            let at = midnight(days_ago) + Duration::seconds(dice.roll(86_400) as i64);
+            waves[wave].push(event(
+                "production",
+                "session_start",
+                Some(player),
+                at,
+                json!({}),
+            ));
+            let near_edge = midnight(days_ago) + edge + Duration::seconds(dice.roll(7) as i64 - 3);
+            waves[2].push(event(
+                "production",
+                "level_up",
+                Some(player),
+                near_edge,
+                json!({}),
+            ));
+        }
+    }
+    for mut wave in waves {
+        for i in (1..wave.len()).rev() {
+            wave.swap(i, dice.roll(i as u64 + 1) as usize);
+        }
+        send_in(&app, &keys, wave, 2).await;
+    }
+    let wrong = app
+        .state
+        .db
+        .query_all_raw(Statement::from_sql_and_values(
+            app.state.db.get_database_backend(),
+            "SELECT d.scope, d.actor_id, d.day, CAST(d.previous_last_second AS BIGINT) AS got, \
+             CAST(COALESCE(o.last_second, -1) AS BIGINT) AS want FROM analytics_player_days d \
+             LEFT JOIN analytics_player_days o ON o.game_id = d.game_id AND o.scope = d.scope \
+             AND o.actor_id = d.actor_id AND o.day = d.day - 1 WHERE d.game_id = $1 \
+             AND (d.previous_last_second IS NULL \
+               OR d.previous_last_second <> COALESCE(o.last_second, -1))",
+            [game_id.into()],
+        ))
+        .await
+        .unwrap();
+    let wrong: Vec<(String, String, i64, Option<i64>, i64)> = wrong
+        .iter()
+        .map(|row| {
+            (
+                row.try_get("", "scope").unwrap(),
+                row.try_get("", "actor_id").unwrap(),
+                row.try_get("", "day").unwrap(),
+                row.try_get("", "got").unwrap(),
+                row.try_get("", "want").unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "rows without their day before's last second: {wrong:?}"
+    );
+    let stored = app
+        .state
+        .db
+        .query_one_raw(Statement::from_sql_and_values(
+            app.state.db.get_database_backend(),
+            "SELECT CAST(count(*) AS BIGINT) AS n FROM analytics_player_days WHERE game_id = $1",
+            [game_id.into()],
+        ))
+        .await
+        .unwrap()
+        .unwrap()
+        .try_get::<i64>("", "n")
+        .unwrap();
+    assert!(stored > 60, "the players' days were stored ({stored} rows)");
+    for start_days_ago in [8, 5] {
+        let buckets = Buckets {
+            start: midnight(start_days_ago) + edge,
+            seconds: 86_400,
+            count: 4,
+        };
+        for environment in [None, Some("production")] {
+            let scope = Scope {
+                game_id,
+                environment: environment.map(str::to_string),
+                event_name: None,
+            };
+            let now = app.state.now();
+            let values = |points: Vec<Point>| points.iter().map(|p| p.value).collect::<Vec<_>>();
+            let got = playtrace::analytics::series(
+                &app.state.db,
+                &scope,
+                Metric::ActiveUsers,
+                buckets,
+                now,
+            )
+            .await
+            .unwrap();
+            let want = reference::series(&app.state.db, &scope, Metric::ActiveUsers, buckets, now)
+                .await
+                .unwrap();
+            assert_eq!(
+                values(got),
+                values(want),
+                "{environment:?}, from {}: aggregates, then events",
+                buckets.start
+            );
+        }
     }
 }
