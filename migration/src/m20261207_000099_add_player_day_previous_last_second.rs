@@ -10,6 +10,10 @@
 //! or the row of the day before it, and a window with a row of unknown previous day among the
 //! ones it needs is read by grouping by player, as before. Nothing is rewritten here, so the
 //! migration takes no longer on a big table than building the index.
+//!
+//! Not for a rolling upgrade: a node of the previous version still running would widen a day
+//! without updating the day after it, leaving that row's value behind. Stop the old nodes
+//! before migrating (or run `playtrace aggregates rebuild` once they are gone).
 use sea_orm_migration::prelude::*;
 
 #[derive(DeriveMigrationName)]

@@ -112,19 +112,21 @@ const WIDEN_DAYS: &str = concat!(
 
 /// The given (scope, player, day) rows that exist take the last second of the player's stored
 /// row of the day before as their previous one (-1 without one, null when its seconds are
-/// unknown), where it differs.
-const SET_PREVIOUS: &str = "UPDATE analytics_player_days SET previous_last_second = n.previous \
-     FROM (SELECT s, a, b, CASE WHEN last IS NULL THEN -1 WHEN last = -2 THEN NULL \
-       ELSE last END AS previous FROM (\
-         SELECT value->>'s' AS s, value->>'a' AS a, CAST(value->>'b' AS BIGINT) AS b, (\
-           SELECT COALESCE(o.last_second, -2) FROM analytics_player_days o \
-           WHERE o.game_id = $1 AND o.scope = value->>'s' AND o.actor_id = value->>'a' \
-           AND o.day = CAST(value->>'b' AS BIGINT) - 1\
-         ) AS last FROM {rows}\
-       ) r\
-     ) n WHERE analytics_player_days.game_id = $1 AND analytics_player_days.scope = n.s \
-     AND analytics_player_days.actor_id = n.a AND analytics_player_days.day = n.b \
-     AND analytics_player_days.previous_last_second IS DISTINCT FROM n.previous";
+/// unknown), where it differs. Only rows found by key read the day before (most of the given
+/// rows, the days after the batch's, do not exist).
+const SET_PREVIOUS: &str = "UPDATE analytics_player_days SET previous_last_second = {previous} \
+     WHERE game_id = $1 AND (scope, actor_id, day) IN (\
+       SELECT value->>'s', value->>'a', CAST(value->>'b' AS BIGINT) FROM {rows}\
+     ) AND previous_last_second IS DISTINCT FROM {previous}";
+
+/// `SET_PREVIOUS`' value for the row being updated.
+const PREVIOUS_OF_ROW: &str = "(SELECT CASE WHEN last IS NULL THEN -1 WHEN last = -2 THEN NULL \
+     ELSE last END FROM (SELECT (\
+       SELECT COALESCE(o.last_second, -2) FROM analytics_player_days o \
+       WHERE o.game_id = analytics_player_days.game_id \
+       AND o.scope = analytics_player_days.scope AND o.actor_id = analytics_player_days.actor_id \
+       AND o.day = analytics_player_days.day - 1\
+     ) AS last) p)";
 
 const ADD_ACTIVE: &str = "INSERT INTO analytics_active_users \
      (game_id, scope, span, bucket, shard, users) \
@@ -664,8 +666,13 @@ pub async fn add_game(
         .into_iter()
         .map(|(s, a, b)| PlayerRow { s, a, b })
         .collect();
-    tx.execute(SET_PREVIOUS, game_id, &json(&following), None)
-        .await?;
+    tx.execute(
+        &SET_PREVIOUS.replace("{previous}", PREVIOUS_OF_ROW),
+        game_id,
+        &json(&following),
+        None,
+    )
+    .await?;
     if !new_days.is_empty() {
         follow_players(tx, game_id, &new_days, shard).await?;
     }
