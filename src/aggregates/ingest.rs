@@ -1,5 +1,5 @@
 //! Adding stored events to the aggregates, inside the transaction that stores them. Per game
-//! in the group, once its players are locked (PostgreSQL: `lock_players`):
+//! in the group, once its players are locked (PostgreSQL: `lock_players_sql`):
 //! 1. the hour counts (events, log errors, revenue per environment and event name) are added
 //!    to this writer's shard;
 //! 2. the (scope, player, hour) and (scope, player, day) rows are inserted where missing; the
@@ -326,7 +326,7 @@ pub async fn add(tx: &mut Tx<'_>, stored: &[&events::Model], shard: i16) -> Resu
         games.entry(row.game_id).or_default().push(row);
     }
     for (game_id, mut rows) in games {
-        lock_players(tx, game_id, rows.iter().map(|row| row.actor_id.as_str())).await?;
+        // The event writer's statement locked the players (`lock_players_sql`).
         if let Tx::Postgres(connection) = tx {
             let new_days = match add_game_at_once(connection, game_id, &rows, shard).await? {
                 AtOnce::Added(new_days) => new_days,
@@ -549,11 +549,22 @@ fn day_rows<'a>(days: &BTreeMap<(&'a str, &'a str, i64), (i64, i64)>) -> Vec<AtO
 /// player, held to the end of the transaction, taken in one order by every writer) before
 /// their day rows are read and written. A day row holds the last second of the day before,
 /// so a writer that changes a day and one that inserts the day after must not both work from
-/// a snapshot without the other's change: they take turns instead.
-const LOCK_PLAYERS: &str = "SELECT CAST(count(pg_advisory_xact_lock(k)) AS BIGINT) FROM (\
-       SELECT DISTINCT hashtextextended(CAST($1 AS TEXT) || ':' || value, 0) AS k \
-       FROM json_array_elements_text($2::json) ORDER BY k OFFSET 0\
-     ) players";
+/// a snapshot without the other's change: they take turns instead. The event writer takes
+/// the same locks in the statement that stores the events (`lock_players_sql`); this is for
+/// the other writers (the backfill, a game whose backfill is pending, a player's erasure).
+const LOCK_PLAYERS_OF_JSON: (&str, &str, &str) =
+    ("$1", "value", "json_array_elements_text($2::json)");
+
+/// The statement that locks the players `player` of game `game` (SQL expressions over the rows
+/// of `source`), in the order of their keys, and returns how many it locked.
+pub fn lock_players_sql(game: &str, player: &str, source: &str) -> String {
+    format!(
+        "SELECT CAST(count(pg_advisory_xact_lock(k)) AS BIGINT) AS locks FROM (\
+           SELECT DISTINCT hashtextextended(CAST({game} AS TEXT) || ':' || {player}, 0) AS k \
+           FROM {source} ORDER BY k OFFSET 0\
+         ) players"
+    )
+}
 
 pub(crate) async fn lock_players(
     tx: &mut Tx<'_>,
@@ -564,8 +575,9 @@ pub(crate) async fn lock_players(
         return Ok(()); // SQLite has one writer at a time.
     }
     let players: BTreeSet<&str> = players.into_iter().collect();
+    let (game, player, source) = LOCK_PLAYERS_OF_JSON;
     tx.execute(
-        LOCK_PLAYERS,
+        &lock_players_sql(game, player, source),
         game_id,
         &json(&players.into_iter().collect::<Vec<_>>()),
         None,

@@ -57,6 +57,24 @@ fn live(games: &str) -> String {
     format!("live AS (SELECT id FROM games WHERE id = ANY({games}) FOR KEY SHARE)")
 }
 
+/// The players of the rows `stored` (game_id, actor_id) locked until the transaction ends
+/// (`aggregates::ingest::lock_players_sql`), before the aggregates read their day rows. Taken
+/// in this statement, the locks cost the group commit no round trip of their own; taken from
+/// the rows it inserted (sorted, so all of them first), they are taken once the events are
+/// in, so that concurrent writers of the same players store their events side by side and
+/// take turns only for the aggregates (taken first, they cost batches of 100 a fifth of their
+/// rate on two cores). The statement's result reads `locked`, so that PostgreSQL runs it.
+fn locked(stored: &str) -> String {
+    format!(
+        "locked AS ({})",
+        crate::aggregates::ingest::lock_players_sql(
+            "game_id",
+            "actor_id",
+            &format!("({stored}) stored")
+        )
+    )
+}
+
 /// Adds the rows of `source` (game_id, received_at) to the usage counts, per game and UTC
 /// month (as `month_of`), locked in key order, in the shard `$shard`.
 fn add_usage(source: &str, shard: usize) -> String {
@@ -75,13 +93,14 @@ fn add_usage(source: &str, shard: usize) -> String {
 /// ($29).
 static STORE: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "WITH {}, plain AS ({} RETURNING game_id, received_at), \
+        "WITH {}, plain AS ({} RETURNING game_id, received_at, actor_id), \
          keyed AS ({} ON CONFLICT (game_id, event_id) WHERE event_id IS NOT NULL DO NOTHING \
-         RETURNING id, game_id, received_at), usage AS ({}) \
-         SELECT id, false FROM keyed UNION ALL SELECT id, true FROM live",
+         RETURNING id, game_id, received_at, actor_id), {}, usage AS ({}) \
+         SELECT id, false FROM keyed UNION ALL SELECT id, true FROM live CROSS JOIN locked",
         live("$2::uuid[] || $16::uuid[]"),
         insert_from_arrays(1),
         insert_from_arrays(15),
+        locked("SELECT game_id, actor_id FROM plain UNION ALL SELECT game_id, actor_id FROM keyed"),
         add_usage(
             "SELECT game_id, received_at FROM plain \
              UNION ALL SELECT game_id, received_at FROM keyed",
@@ -95,10 +114,11 @@ static STORE: LazyLock<String> = LazyLock::new(|| {
 /// games that still exist.
 static STORE_PLAIN: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "WITH {}, plain AS ({} RETURNING game_id, received_at), usage AS ({}) \
-         SELECT id, true FROM live",
+        "WITH {}, plain AS ({} RETURNING game_id, received_at, actor_id), {}, usage AS ({}) \
+         SELECT id, true FROM live CROSS JOIN locked",
         live("$2::uuid[]"),
         insert_from_arrays(1),
+        locked("SELECT game_id, actor_id FROM plain"),
         add_usage("SELECT game_id, received_at FROM plain", 15)
     )
 });
