@@ -30,17 +30,25 @@ enum AnalyticsPlayerDays {
 const OLD_BY_DAY: &str = "analytics_player_days_by_day_seconds";
 const BY_DAY: &str = "analytics_player_days_by_day_edges";
 
+/// On PostgreSQL the player is now a key column (it was INCLUDEd): the writers look day rows
+/// up by (game, scope, player, day) in statements planned once per connection, and a plan
+/// made while the table was empty chose this index, as its index-only scan saves the heap
+/// read the primary key needs; with the player only INCLUDEd, each look-up read every row of
+/// the day. With it in the key, either index finds the row in one descent.
 fn by_day_columns(backend: sea_orm::DbBackend, previous: bool) -> String {
-    let previous = if previous {
-        ", previous_last_second"
-    } else {
-        ""
-    };
-    match backend {
-        sea_orm::DbBackend::Postgres => format!(
-            "(game_id, scope, day) INCLUDE (actor_id, hours, first_second, last_second{previous})"
-        ),
-        _ => format!("(game_id, scope, day, actor_id, hours, first_second, last_second{previous})"),
+    match (backend, previous) {
+        (sea_orm::DbBackend::Postgres, true) => "(game_id, scope, day, actor_id) \
+             INCLUDE (hours, first_second, last_second, previous_last_second)"
+            .to_string(),
+        (sea_orm::DbBackend::Postgres, false) => {
+            "(game_id, scope, day) INCLUDE (actor_id, hours, first_second, last_second)".to_string()
+        }
+        (_, true) => "(game_id, scope, day, actor_id, hours, first_second, last_second, \
+             previous_last_second)"
+            .to_string(),
+        (_, false) => {
+            "(game_id, scope, day, actor_id, hours, first_second, last_second)".to_string()
+        }
     }
 }
 

@@ -119,6 +119,17 @@ const SET_PREVIOUS: &str = "UPDATE analytics_player_days SET previous_last_secon
        SELECT value->>'s', value->>'a', CAST(value->>'b' AS BIGINT) FROM {rows}\
      ) AND previous_last_second IS DISTINCT FROM {previous}";
 
+/// `SET_PREVIOUS` on PostgreSQL: the rows found by key first (`{rows} CROSS JOIN`, planned at
+/// each run: see `NEIGHBOUR_DAYS`), where a semi-join planned once per connection could read
+/// them through the (game, scope, day) index.
+const SET_PREVIOUS_OF_STORED: &str = "UPDATE analytics_player_days \
+     SET previous_last_second = {previous} WHERE game_id = $1 \
+     AND (scope, actor_id, day) IN (SELECT d.scope, d.actor_id, d.day \
+       FROM {rows} CROSS JOIN analytics_player_days d WHERE d.game_id = $1 \
+       AND d.scope = value->>'s' AND d.actor_id = value->>'a' \
+       AND d.day = CAST(value->>'b' AS BIGINT)\
+     ) AND previous_last_second IS DISTINCT FROM {previous}";
+
 /// `SET_PREVIOUS`' value for the row being updated.
 const PREVIOUS_OF_ROW: &str = "(SELECT CASE WHEN last IS NULL THEN -1 WHEN last = -2 THEN NULL \
      ELSE last END FROM (SELECT (\
@@ -363,8 +374,13 @@ pub async fn add(tx: &mut Tx<'_>, stored: &[&events::Model], shard: i16) -> Resu
 /// changes is not written. The stored rows of the day after a batch's day that the batch has
 /// not (`k`, from `day_rows`) go through the same upsert, each only when it exists, so that
 /// they take the new last second as their previous one: every row is written by one sorted
-/// statement, which reads the stored rows of the day before by key (a subquery per row: no
-/// join for a generic plan to get wrong). The players' lock (`lock_players`) keeps another
+/// statement, which reads the stored rows of the day before, and of the day after, by key: a
+/// scalar subquery per row (no join for a generic plan to get wrong, and no `EXISTS`, which
+/// PostgreSQL may run as one hashed pass over every day row of the game), served by the
+/// primary key or by the (game, scope, day, player) index alike (migration 99: with the
+/// player only INCLUDEd there, the plan made once per connection while the table was empty
+/// read every row of the day for each look-up, and at 1M events of `scripts/bench-analytics`
+/// ingest fell from thousands of events a second to 150). The players' lock (`lock_players`) keeps another
 /// writer from changing those rows between this statement's snapshot and its commit.
 /// `xmax = 0` tells a row this statement inserted from one it widened: the upsert waits for a
 /// concurrent writer's insert of the same row and then updates it, where a separate UPDATE
@@ -438,8 +454,8 @@ const AT_ONCE_PLAYERS: &str = "WITH pending AS (\
          AND o.scope = d.s AND o.actor_id = d.a AND o.day = d.b - 1\
        ) AS last) o \
        LEFT JOIN new_hour_bits n ON n.scope = d.s AND n.actor_id = d.a AND n.day = d.b \
-       WHERE NOT EXISTS (SELECT 1 FROM pending) AND (NOT d.k OR EXISTS (\
-         SELECT 1 FROM analytics_player_days e WHERE e.game_id = $1 AND e.scope = d.s \
+       WHERE NOT EXISTS (SELECT 1 FROM pending) AND (NOT d.k OR (\
+         SELECT true FROM analytics_player_days e WHERE e.game_id = $1 AND e.scope = d.s \
          AND e.actor_id = d.a AND e.day = d.b\
        )) ORDER BY d.s, d.a, d.b \
        ON CONFLICT (game_id, scope, actor_id, day) DO UPDATE SET {widen_day}, \
@@ -678,11 +694,15 @@ pub async fn add_game(
         .into_iter()
         .map(|(s, a, b)| PlayerRow { s, a, b })
         .collect();
-    tx.execute(
-        &SET_PREVIOUS.replace("{previous}", PREVIOUS_OF_ROW),
+    let set_previous = if tx.postgres() {
+        SET_PREVIOUS_OF_STORED
+    } else {
+        SET_PREVIOUS
+    };
+    tx.fetch(
+        &set_previous.replace("{previous}", PREVIOUS_OF_ROW),
         game_id,
-        &json(&following),
-        None,
+        Some(&json(&following)),
     )
     .await?;
     if !new_days.is_empty() {
