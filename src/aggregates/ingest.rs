@@ -120,8 +120,8 @@ const SET_PREVIOUS: &str = "UPDATE analytics_player_days SET previous_last_secon
      ) AND previous_last_second IS DISTINCT FROM {previous}";
 
 /// `SET_PREVIOUS` on PostgreSQL: the rows found by key first (`{rows} CROSS JOIN`, planned at
-/// each run: see `NEIGHBOUR_DAYS`), where a semi-join planned once per connection could read
-/// them through the (game, scope, day) index.
+/// each run: see `Tx::fetch`), where a semi-join planned once per connection could be a hash
+/// join over every day row of the game.
 const SET_PREVIOUS_OF_STORED: &str = "UPDATE analytics_player_days \
      SET previous_last_second = {previous} WHERE game_id = $1 \
      AND (scope, actor_id, day) IN (SELECT d.scope, d.actor_id, d.day \
@@ -380,8 +380,9 @@ pub async fn add(tx: &mut Tx<'_>, stored: &[&events::Model], shard: i16) -> Resu
 /// primary key or by the (game, scope, day, player) index alike (migration 99: with the
 /// player only INCLUDEd there, the plan made once per connection while the table was empty
 /// read every row of the day for each look-up, and at 1M events of `scripts/bench-analytics`
-/// ingest fell from thousands of events a second to 150). The players' lock (`lock_players`) keeps another
-/// writer from changing those rows between this statement's snapshot and its commit.
+/// ingest fell from thousands of events a second to 150). The players' locks
+/// (`lock_players_sql`, taken by the statement that stored the events) keep another writer
+/// from changing those rows between this statement's snapshot and its commit.
 /// `xmax = 0` tells a row this statement inserted from one it widened: the upsert waits for a
 /// concurrent writer's insert of the same row and then updates it, where a separate UPDATE
 /// would not see that row in the statement's snapshot.
