@@ -562,16 +562,6 @@ fn day_rows<'a>(days: &BTreeMap<(&'a str, &'a str, i64), (i64, i64)>) -> Vec<AtO
     rows
 }
 
-/// Takes the lock of each of the game's `players` (PostgreSQL: an advisory lock on the game and
-/// player, held to the end of the transaction, taken in one order by every writer) before
-/// their day rows are read and written. A day row holds the last second of the day before,
-/// so a writer that changes a day and one that inserts the day after must not both work from
-/// a snapshot without the other's change: they take turns instead. The event writer takes
-/// the same locks in the statement that stores the events (`lock_players_sql`); this is for
-/// the other writers (the backfill, a game whose backfill is pending, a player's erasure).
-const LOCK_PLAYERS_OF_JSON: (&str, &str, &str) =
-    ("$1", "value", "json_array_elements_text($2::json)");
-
 /// The statement that locks the players `player` of game `game` (SQL expressions over the rows
 /// of `source`), in the order of their keys, and returns how many it locked.
 pub fn lock_players_sql(game: &str, player: &str, source: &str) -> String {
@@ -583,6 +573,13 @@ pub fn lock_players_sql(game: &str, player: &str, source: &str) -> String {
     )
 }
 
+/// Takes the lock of each of the game's `players` (PostgreSQL: an advisory lock on the game and
+/// player, held to the end of the transaction, taken in one order by every writer) before
+/// their day rows are read and written. A day row holds the last second of the day before,
+/// so a writer that changes a day and one that inserts the day after must not both work from
+/// a snapshot without the other's change: they take turns instead. The event writer takes
+/// the same locks in the statement that stores the events (`lock_players_sql`); this is for
+/// the other writers (the backfill, a game whose backfill is pending, a player's erasure).
 pub(crate) async fn lock_players(
     tx: &mut Tx<'_>,
     game_id: Uuid,
@@ -592,9 +589,8 @@ pub(crate) async fn lock_players(
         return Ok(()); // SQLite has one writer at a time.
     }
     let players: BTreeSet<&str> = players.into_iter().collect();
-    let (game, player, source) = LOCK_PLAYERS_OF_JSON;
     tx.execute(
-        &lock_players_sql(game, player, source),
+        &lock_players_sql("$1", "value", "json_array_elements_text($2::json)"),
         game_id,
         &json(&players.into_iter().collect::<Vec<_>>()),
         None,
