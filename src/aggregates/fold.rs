@@ -266,8 +266,9 @@ pub async fn fold_before(
 /// after 1M events, 1,436 after 25 more minutes of late events and two folds, the `events`
 /// metric 6.9 ms on the compact table and 12.8 ms on the grown one, the same rows in both).
 /// `SKIP_LOCKED`: a table another worker (or autovacuum) is vacuuming is left to it. A
-/// failure is logged and the pass still counts as done: what it folded is committed. SQLite
-/// reuses the pages of deleted rows itself.
+/// failure is logged and the pass still counts as done: what it folded is committed (a role
+/// that does not own the table only gets PostgreSQL's warning). SQLite reuses the pages of
+/// deleted rows itself.
 async fn reclaim(db: &Db, tables: &BTreeSet<&'static str>) {
     if db.get_database_backend() != DbBackend::Postgres {
         return;
