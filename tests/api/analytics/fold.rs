@@ -125,22 +125,28 @@ async fn folds_running_while_events_arrive_lose_and_double_nothing() {
     assert_everything_equals_the_events(&app, &token, game_id).await;
 }
 
-/// The writers' shard rows of a game's progression days before `day` (shard -1 holds the
-/// folded ones).
-async fn shard_rows_before(app: &TestApp, game_id: Uuid, day: i64) -> i64 {
+/// The number the statement `sql` answers as `n`.
+async fn number(app: &TestApp, sql: &str, values: Vec<sea_orm::Value>) -> i64 {
     let row = app
         .state
         .db
         .query_one_raw(Statement::from_sql_and_values(
             app.state.db.get_database_backend(),
-            "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM analytics_progression_days \
-             WHERE game_id = $1 AND shard <> -1 AND day < $2",
-            [game_id.into(), day.into()],
+            sql,
+            values,
         ))
         .await
         .unwrap()
         .unwrap();
     row.try_get::<i64>("", "n").unwrap()
+}
+
+/// The writers' shard rows of a game's progression days before `day` (shard -1 holds the
+/// folded ones).
+async fn shard_rows_before(app: &TestApp, game_id: Uuid, day: i64) -> i64 {
+    let sql = "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM analytics_progression_days \
+               WHERE game_id = $1 AND shard <> -1 AND day < $2";
+    number(app, sql, vec![game_id.into(), day.into()]).await
 }
 
 #[tokio::test]
@@ -177,19 +183,10 @@ async fn playtrace_aggregates_fold_folds_the_closed_days_and_leaves_today() {
         .await;
 }
 
-/// The pages of a game's event counts on PostgreSQL.
+/// The pages of the event counts on PostgreSQL.
 async fn event_count_pages(app: &TestApp) -> i64 {
-    let row = app
-        .state
-        .db
-        .query_one_raw(Statement::from_string(
-            app.state.db.get_database_backend(),
-            "SELECT CAST(pg_relation_size('analytics_event_counts') / 8192 AS BIGINT) AS pages",
-        ))
-        .await
-        .unwrap()
-        .unwrap();
-    row.try_get::<i64>("", "pages").unwrap()
+    let sql = "SELECT CAST(pg_relation_size('analytics_event_counts') / 8192 AS BIGINT) AS n";
+    number(app, sql, Vec::new()).await
 }
 
 /// Late events keep adding writer shard rows to folded days, and each fold deletes them again.
