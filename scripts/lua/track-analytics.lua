@@ -4,9 +4,13 @@
 -- before, the rest from a fixed base of regulars. Since issue 26, 7% are `progression` events (about
 -- 300 steps) and 5% `resource` events (2 currencies, 4 item types), taken from `ad_view`. Each thread stops sending after its share
 -- of PT_REQUESTS requests (wrk itself runs until its duration ends). Needs PT_KEY (the API key), PT_REQUESTS and PT_THREADS (wrk's -t).
+-- PT_SHAPE=player makes each request one player's session instead: 100 events of one player, 20 seconds apart, on one of
+-- the 29 days (what a game's SDK sends, an offline session uploaded late included); the default mixes players and days in
+-- every request.
 local key = os.getenv("PT_KEY")
 local total = tonumber(os.getenv("PT_REQUESTS"))
 local threads = tonumber(os.getenv("PT_THREADS") or "2")
+local one_player = os.getenv("PT_SHAPE") == "player"
 local counter = 0
 
 function setup(thread)
@@ -41,10 +45,7 @@ local function player_of(day)
   return string.format("b%d", math.random(1, 4000))
 end
 
-local function one_event(now)
-  local days_ago = math.random(1, 29)
-  local at = now - days_ago * 86400 + math.random(0, 86399)
-  local player = player_of(29 - days_ago)
+local function one_event(days_ago, at, player)
   local pick, name = math.random(), "ad_view"
   for _, entry in ipairs(names) do
     if pick < entry[1] then name = entry[2]; break end
@@ -72,7 +73,18 @@ end
 function request()
   local now = os.time()
   local events = {}
-  for i = 1, 100 do events[i] = one_event(now) end
+  if one_player then
+    local days_ago = math.random(1, 29)
+    local start = now - days_ago * 86400 + math.random(0, 86399 - 99 * 20)
+    local player = player_of(29 - days_ago)
+    for i = 1, 100 do events[i] = one_event(days_ago, start + (i - 1) * 20, player) end
+  else
+    for i = 1, 100 do
+      local days_ago = math.random(1, 29)
+      local at = now - days_ago * 86400 + math.random(0, 86399)
+      events[i] = one_event(days_ago, at, player_of(29 - days_ago))
+    end
+  end
   return wrk.format("POST", "/v1/track",
     {["Content-Type"] = "application/json", ["x-game-api-key"] = key},
     "[" .. table.concat(events, ",") .. "]")
