@@ -194,6 +194,9 @@ bench_to_ms() { # wrk latency like 1.23ms / 850.00us / 1.02s -> milliseconds
     else print v }'
 }
 
+# bench_field <RESULT line> <name>: the value of name=value in a Lua script's RESULT line.
+bench_field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
 bench_median() { # numbers... -> median
   printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
 }
